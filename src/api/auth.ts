@@ -1,0 +1,37 @@
+// x-api-token authentication (contract 3): every /v1 route but the OpenAPI document needs a valid token.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Principal } from "../store/tokens.ts";
+import { authenticate } from "../store/tokens.ts";
+import type { ApiDependencies } from "./dependencies.ts";
+import { Problem } from "./problem.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Routes that answer without a token (the OpenAPI document). */
+    public?: boolean;
+  }
+}
+
+export function registerAuthentication(api: FastifyInstance, deps: ApiDependencies): void {
+  api.decorateRequest("principal", null);
+  api.addHook("onRequest", async (request) => {
+    if (request.routeOptions.config.public === true || request.routeOptions.url === undefined) return;
+    const header = request.headers["x-api-token"];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (presented === undefined || presented === "") {
+      throw new Problem(401, "unauthenticated", "missing x-api-token header: create a token with `switchyard token create`");
+    }
+    const principal = await authenticate(deps.store.db, presented, deps.clock());
+    if (principal === null) throw new Problem(401, "unauthenticated", "the x-api-token is unknown or revoked");
+    request.principal = principal;
+  });
+}
+
+/** The authenticated principal of a route that requires a token. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new Error("route reached without authentication");
+  return request.principal;
+}

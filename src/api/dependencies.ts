@@ -1,0 +1,18 @@
+import type { Logger } from "probot";
+import type { Config } from "../config.ts";
+import type { Store } from "../store/database.ts";
+import type { RepositoryRef } from "../store/repositories.ts";
+
+/** Where the API learns whether (and through which installation) the GitHub App is on a repository. */
+export interface InstallationDirectory {
+  /** Null when the app is not installed on the repository (or the repository does not exist). */
+  findInstallation(ref: RepositoryRef): Promise<(RepositoryRef & { installationId: number }) | null>;
+}
+
+export interface ApiDependencies {
+  config: Config;
+  store: Store;
+  installations: InstallationDirectory;
+  log: Logger;
+  clock: () => number;
+}

@@ -1,0 +1,114 @@
+// Reads JSON request bodies with the 20 MiB limit of contract 1: an oversized body is refused with 413 as
+// soon as its declared length or the bytes received pass the limit, without buffering it. The rest is read
+// and discarded so the client (still sending) reliably receives the 413, then the connection is closed.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { bodyLimitBytes, payloadTooLarge, Problem, problemContentType } from "./problem.ts";
+
+/** A client that keeps sending after the 413 is cut off after this long. */
+const drainTimeoutMs = 30_000;
+
+export const jsonContentType = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+/** The raw response of each request in flight, so the parser can answer an oversized body itself. */
+const responses = new WeakMap<IncomingMessage, ServerResponse>();
+
+export function registerJsonBodyParser(api: FastifyInstance): void {
+  api.addHook("onRequest", async (request, reply) => {
+    responses.set(request.raw, reply.raw);
+  });
+  api.removeAllContentTypeParsers();
+  api.addContentTypeParser(jsonContentType, (request: FastifyRequest, payload: IncomingMessage, done) => {
+    readJson(request, payload, done);
+  });
+}
+
+type Done = (error: Error | null, body?: unknown) => void;
+
+function readJson(request: FastifyRequest, payload: IncomingMessage, done: Done): void {
+  const declared = Number(request.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > bodyLimitBytes) {
+    refuseOversizedBody(request.raw, payload, request.id);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > bodyLimitBytes) {
+      chunks.length = 0;
+      cleanup();
+      refuseOversizedBody(request.raw, payload, request.id);
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = () => {
+    cleanup();
+    done(null, parseJson(Buffer.concat(chunks, received)));
+  };
+  const onError = (error: Error) => {
+    cleanup();
+    done(error);
+  };
+  const cleanup = () => {
+    payload.off("data", onData);
+    payload.off("end", onEnd);
+    payload.off("error", onError);
+  };
+  payload.on("data", onData);
+  payload.on("end", onEnd);
+  payload.on("error", onError);
+}
+
+function parseJson(buffer: Buffer): unknown {
+  // A leading byte-order mark is not JSON but some clients send one.
+  const text = buffer.toString("utf8").replace(/^\uFEFF/, "");
+  if (text.trim() === "") throw new Problem(400, "invalid_json", "the request body is empty; send a JSON object");
+  try {
+    return JSON.parse(text, rejectPrototypeKeys);
+  } catch (error) {
+    if (error instanceof Problem) throw error;
+    throw new Problem(400, "invalid_json", `the request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function rejectPrototypeKeys(key: string, value: unknown): unknown {
+  if (key === "__proto__" || key === "constructor") {
+    throw new Problem(400, "invalid_json", `the request body contains the forbidden key "${key}"`);
+  }
+  return value;
+}
+
+/**
+ * Answers 413 at once but ends the response only when the client has finished sending: ending it earlier
+ * closes the socket with unread data, which resets the connection and can destroy the 413 in flight.
+ */
+function refuseOversizedBody(raw: IncomingMessage, payload: IncomingMessage, requestId: string): void {
+  // Fastify's lifecycle for this request is abandoned here: the parser never calls back, and the socket
+  // closes once the body is drained.
+  const res = responses.get(raw);
+  if (res === undefined || res.headersSent) {
+    raw.socket.destroy();
+    return;
+  }
+  const problem = payloadTooLarge().toBody();
+  const body = JSON.stringify({ ...problem, detail: `${problem.detail} (request ${requestId})` });
+  res.writeHead(413, {
+    "content-type": problemContentType,
+    "content-length": Buffer.byteLength(body),
+    connection: "close",
+  });
+  res.write(body);
+  const timer = setTimeout(() => raw.socket.destroy(), drainTimeoutMs);
+  timer.unref();
+  payload.on("data", () => undefined);
+  payload.once("end", () => {
+    clearTimeout(timer);
+    res.end();
+  });
+  payload.once("error", () => {
+    clearTimeout(timer);
+    raw.socket.destroy();
+  });
+}

@@ -1,0 +1,46 @@
+// Which repository a request is about, and whether the token may touch it (contract 3 and 4).
+import { findRepository, rememberRepository, type Repository } from "../store/repositories.ts";
+import type { Principal } from "../store/tokens.ts";
+import type { ApiDependencies } from "./dependencies.ts";
+import { Problem } from "./problem.ts";
+import type { RepoRef } from "./schemas.ts";
+
+/**
+ * Checks the host, then the token's organization (403 whether or not the repo exists, so a token cannot
+ * probe other organizations), then that the GitHub App is installed on the repo, asking GitHub the first
+ * time and remembering the answer.
+ */
+export async function resolveRepository(
+  deps: ApiDependencies,
+  principal: Principal,
+  ref: RepoRef,
+): Promise<Repository> {
+  const host = ref.host.toLowerCase();
+  if (host !== deps.config.githubHost) {
+    throw new Problem(
+      400,
+      "unsupported_host",
+      `this service works with repositories on ${deps.config.githubHost}, not ${ref.host}`,
+    );
+  }
+  const ownerKey = ref.owner.toLowerCase();
+  if (!principal.owners.some((owner) => owner.host === host && owner.ownerKey === ownerKey)) {
+    throw new Problem(
+      403,
+      "forbidden",
+      `the token's organization ${principal.organizationSlug} does not cover ${host}/${ref.owner}`,
+    );
+  }
+  const known = await findRepository(deps.store.db, { ...ref, host });
+  if (known !== undefined && known.installationId !== null) return known;
+
+  const installed = await deps.installations.findInstallation({ ...ref, host });
+  if (installed === null) {
+    throw new Problem(
+      404,
+      "repo_not_installed",
+      `the Switchyard GitHub App is not installed on ${host}/${ref.owner}/${ref.name}: install it on the repository first`,
+    );
+  }
+  return rememberRepository(deps.store.db, installed, deps.clock());
+}

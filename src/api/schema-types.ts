@@ -1,0 +1,44 @@
+// Schema builders shared by every route. Enums are plain JSON Schema `enum`s so that requests can be
+// normalised to lowercase before validation (contract 1: requests accept any case).
+import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
+
+export function LowercaseEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...(description ? { description } : {}) });
+}
+
+export const Timestamp = Type.String({ format: "date-time", description: "ISO 8601 UTC with milliseconds" });
+
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+/** Lowercases, in place, every string value whose schema node is an enum; walks objects, arrays and unions. */
+export function lowercaseEnumValues(schema: unknown, value: unknown): unknown {
+  if (schema === null || typeof schema !== "object") return value;
+  const node = schema as {
+    enum?: unknown[];
+    properties?: Record<string, unknown>;
+    items?: unknown;
+    anyOf?: unknown[];
+  };
+  if (typeof value === "string") {
+    const enums = [node, ...(node.anyOf ?? [])].some(
+      (branch) => Array.isArray((branch as { enum?: unknown[] }).enum),
+    );
+    return enums ? value.toLowerCase() : value;
+  }
+  if (Array.isArray(value) && node.items !== undefined) {
+    for (let i = 0; i < value.length; i++) value[i] = lowercaseEnumValues(node.items, value[i]);
+    return value;
+  }
+  if (value !== null && typeof value === "object" && node.properties !== undefined) {
+    const record = value as Record<string, unknown>;
+    for (const [key, propertySchema] of Object.entries(node.properties)) {
+      if (Object.hasOwn(record, key)) record[key] = lowercaseEnumValues(propertySchema, record[key]);
+    }
+  }
+  if (node.anyOf !== undefined && value !== null && typeof value === "object") {
+    for (const branch of node.anyOf) lowercaseEnumValues(branch, value);
+  }
+  return value;
+}

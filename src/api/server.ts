@@ -1,0 +1,124 @@
+// The /v1 HTTP layer: a Fastify instance that Probot's server hands every /v1 request to (DESIGN.md 3).
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { registerAuthentication } from "./auth.ts";
+import type { ApiDependencies } from "./dependencies.ts";
+import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
+import { registerOpenApi } from "./openapi.ts";
+import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
+import { registerQueueRoutes } from "./routes/queues.ts";
+import { lowercaseEnumValues } from "./schema-types.ts";
+import { sharedSchemas } from "./schemas.ts";
+
+export const apiPrefix = "/v1";
+
+export async function buildApi(deps: ApiDependencies, version: string): Promise<FastifyInstance> {
+  const api = Fastify({
+    logger: false,
+    genReqId: () => randomUUID(),
+    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } },
+  });
+  for (const schema of sharedSchemas) api.addSchema(schema);
+  registerJsonBodyParser(api);
+  registerAuthentication(api, deps);
+  api.setErrorHandler((error, request, reply) => {
+    let problem = toProblem(error as FastifyError);
+    if (problem.status >= 500) {
+      // contract 2: a 500 says nothing about internals; the request id in the log and the body links them.
+      deps.log.error({ err: error, requestId: request.id, url: request.url }, "API request failed");
+      problem = new Problem(problem.status, problem.code, `${problem.message} (request ${request.id})`);
+    }
+    return reply.code(problem.status).type(problemContentType).send(problem.toBody());
+  });
+  api.setNotFoundHandler((request, reply) => {
+    const problem = knownPathWithOtherMethod(api, request.method, request.url)
+      ? new Problem(405, "method_not_allowed", `${request.method} is not allowed on ${request.url}; use POST`)
+      : new Problem(404, "not_found", `no such endpoint: ${request.method} ${request.url.split("?")[0]}`);
+    return reply.code(problem.status).type(problemContentType).send(problem.toBody());
+  });
+  api.addHook("preValidation", async (request) => {
+    if (request.method !== "POST") return;
+    // contract 1: a POST must be JSON even when it has no body at all.
+    const type = String(request.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+    if (!jsonContentType.test(type)) {
+      throw new Problem(415, "unsupported_media_type", "send the request body as Content-Type: application/json");
+    }
+    if (request.body !== null && typeof request.body === "object") {
+      lowercaseEnumValues(request.routeOptions.schema?.body, request.body);
+    }
+  });
+
+  await api.register(
+    async (v1) => {
+      await registerOpenApi(v1, version);
+      registerQueueRoutes(v1, deps);
+    },
+    { prefix: apiPrefix },
+  );
+  await api.ready();
+  return api;
+}
+
+/** A Probot `addHandler` handler: takes /v1 requests, leaves the rest (webhooks, setup, ping) to Probot. */
+export function apiHandler(api: FastifyInstance) {
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = req.url ?? "";
+    if (url !== apiPrefix && !url.startsWith(`${apiPrefix}/`) && !url.startsWith(`${apiPrefix}?`)) return false;
+    api.routing(req, res);
+    return true;
+  };
+}
+
+function knownPathWithOtherMethod(api: FastifyInstance, method: string, url: string): boolean {
+  const path = url.split("?")[0] ?? url;
+  return ["GET", "POST", "PUT", "PATCH", "DELETE"].some(
+    (other) => other !== method && api.hasRoute({ method: other as "GET", url: path }),
+  );
+}
+
+function toProblem(error: FastifyError): Problem {
+  if (error instanceof Problem) return error;
+  if (error.validation !== undefined) {
+    const errors = fieldErrors(error.validation);
+    return invalidRequest(
+      `the request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
+      errors,
+    );
+  }
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new Problem(415, "unsupported_media_type", "send the request body as Content-Type: application/json");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new Problem(400, "invalid_json", "the request body is empty; send a JSON object");
+  }
+  if (typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500) {
+    return new Problem(error.statusCode, "invalid_request", error.message);
+  }
+  return new Problem(500, "internal_error", "internal error: the service logged the details");
+}
+
+type AjvError = NonNullable<FastifyError["validation"]>[number];
+
+/** ajv's errors → one entry per bad field, with dotted paths ("pr.number"). */
+function fieldErrors(validation: AjvError[]): FieldError[] {
+  const seen = new Map<string, FieldError>();
+  for (const error of validation) {
+    const segments = error.instancePath.split("/").filter((s) => s !== "");
+    const missing = (error.params as { missingProperty?: string }).missingProperty;
+    if (missing !== undefined) segments.push(missing);
+    const path = segments.join(".") || "(body)";
+    const message = missing !== undefined ? "is required" : (error.message ?? "is invalid");
+    if (!seen.has(path)) seen.set(path, { path, message: describe(error, message) });
+  }
+  return [...seen.values()];
+}
+
+function describe(error: AjvError, message: string): string {
+  const params = error.params as { allowedValues?: unknown[] };
+  if (error.keyword === "enum" && params.allowedValues !== undefined) {
+    return `must be one of ${params.allowedValues.join(", ")}`;
+  }
+  return message;
+}

@@ -1,0 +1,52 @@
+// The GitHub App's installations: looked up through GitHub with the app's own credentials, and kept up to
+// date by installation webhooks.
+import type { Probot } from "probot";
+import type { InstallationDirectory } from "../api/dependencies.ts";
+import { Problem } from "../api/problem.ts";
+import type { Store } from "../store/database.ts";
+import { forgetInstallation, rememberRepository, type RepositoryRef } from "../store/repositories.ts";
+
+export function githubInstallations(app: Probot): InstallationDirectory {
+  return {
+    async findInstallation(ref) {
+      const octokit = await app.auth();
+      try {
+        const { data } = await octokit.rest.apps.getRepoInstallation({ owner: ref.owner, repo: ref.name });
+        return { ...ref, installationId: data.id };
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return null;
+        app.log.error({ err: error, repo: `${ref.owner}/${ref.name}` }, "installation look-up failed");
+        throw new Problem(502, "github_unavailable", "GitHub did not answer the installation look-up; try again");
+      }
+    },
+  };
+}
+
+type RepoPayload = { full_name: string };
+
+function refsOf(host: string, repositories: RepoPayload[] | undefined): RepositoryRef[] {
+  return (repositories ?? []).map((repository) => {
+    const [owner = "", name = ""] = repository.full_name.split("/");
+    return { host, owner, name };
+  });
+}
+
+export function registerInstallationWebhooks(app: Probot, store: Store, host: string, clock: () => number): void {
+  const remember = async (installationId: number, repositories: RepoPayload[] | undefined) => {
+    for (const ref of refsOf(host, repositories)) {
+      await rememberRepository(store.db, { ...ref, installationId }, clock());
+    }
+  };
+  app.on("installation.created", async ({ payload }) => {
+    await remember(payload.installation.id, payload.repositories);
+  });
+  app.on("installation_repositories.added", async ({ payload }) => {
+    await remember(payload.installation.id, payload.repositories_added);
+  });
+  app.on("installation.deleted", async ({ payload }) => {
+    await forgetInstallation(store.db, payload.installation.id, undefined, clock());
+  });
+  app.on("installation_repositories.removed", async ({ payload }) => {
+    await forgetInstallation(store.db, payload.installation.id, refsOf(host, payload.repositories_removed), clock());
+  });
+}

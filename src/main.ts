@@ -1,0 +1,24 @@
+// Process entry: configuration → database → server. No logic lives here.
+import { run } from "probot";
+import { switchyardApp } from "./app.ts";
+import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
+import { openMigratedDatabase } from "./store/database.ts";
+
+async function main(): Promise<void> {
+  loadDotEnv();
+  const config = loadConfig();
+  const store = await openMigratedDatabase(config.databaseUrl);
+  const server = await run(switchyardApp({ config, store }), {
+    env: { ...process.env, PORT: String(config.port), LOG_LEVEL: config.logLevel },
+  });
+  process.once("SIGTERM", async () => {
+    await server.stop();
+    await store.close();
+    process.exit(0);
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

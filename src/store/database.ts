@@ -1,0 +1,60 @@
+// Opens the database named by DATABASE_URL: SQLite for zero set-up, PostgreSQL for several replicas.
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { migrateToLatest } from "./migrations.ts";
+import type { Database } from "./schema.ts";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+// int8 (bigint, count(*)) comes back from pg as a string; our bigints are epoch milliseconds and counts,
+// far below 2^53, so numbers are exact and match what SQLite returns.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function dialectOf(databaseUrl: string): Dialect {
+  return databaseUrl.startsWith("file:") ? "sqlite" : "postgres";
+}
+
+export function sqlitePath(databaseUrl: string): string {
+  const path = databaseUrl.slice("file:".length);
+  return path === ":memory:" ? path : resolve(path);
+}
+
+export function openDatabase(databaseUrl: string): Store {
+  const dialect = dialectOf(databaseUrl);
+  if (dialect === "sqlite") {
+    const path = sqlitePath(databaseUrl);
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const sqlite = new SQLite(path);
+    // WAL lets readers run beside the one writer; the busy timeout makes a second process wait instead of failing.
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("foreign_keys = ON");
+    sqlite.pragma("synchronous = NORMAL");
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect, close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect, close: () => db.destroy() };
+}
+
+/** Opens the database and applies pending migrations, as the server and `switchyard migrate` do. */
+export async function openMigratedDatabase(databaseUrl: string): Promise<Store> {
+  const store = openDatabase(databaseUrl);
+  try {
+    await migrateToLatest(store.db as Kysely<unknown>);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}

@@ -1,0 +1,26 @@
+// A static migration provider: the list is compiled in, so it works the same under tsx, vitest and the
+// built output (Kysely's FileMigrationProvider cannot load .ts files under vitest; DESIGN.md section 3).
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import * as foundation from "../../db/migrations/0001_foundation.ts";
+
+const migrations: Record<string, Migration> = {
+  "0001_foundation": foundation,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export const latestMigration = Object.keys(migrations).sort().at(-1) as string;
+
+/** Applies every pending migration; throws with the failing migration's name if one fails. */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  const failed = results.find((r) => r.status === "Error");
+  if (error !== undefined || failed !== undefined) {
+    const name = failed?.migrationName ?? "unknown";
+    throw new Error(`migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  return results.map((r) => r.migrationName);
+}

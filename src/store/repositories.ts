@@ -1,0 +1,87 @@
+// Repositories the GitHub App is installed on, remembered from API look-ups and installation webhooks.
+import type { Kysely } from "kysely";
+import { newId } from "./ids.ts";
+import type { Database, RepositoriesTable } from "./schema.ts";
+
+export interface RepositoryRef {
+  host: string;
+  owner: string;
+  name: string;
+}
+
+export type Repository = Pick<RepositoriesTable, "id" | "host" | "owner" | "name"> & { installationId: number | null };
+
+const columns = ["id", "host", "owner", "name", "installation_id as installationId"] as const;
+
+export async function findRepository(db: Kysely<Database>, ref: RepositoryRef): Promise<Repository | undefined> {
+  return db
+    .selectFrom("repositories")
+    .select(columns)
+    .where("host", "=", ref.host.toLowerCase())
+    .where("owner_key", "=", ref.owner.toLowerCase())
+    .where("name_key", "=", ref.name.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** Records (or moves) a repository to an installation; GitHub's spelling of owner and name is kept. */
+export async function rememberRepository(
+  db: Kysely<Database>,
+  ref: RepositoryRef & { installationId: number },
+  now: number,
+): Promise<Repository> {
+  const host = ref.host.toLowerCase();
+  await db
+    .insertInto("repositories")
+    .values({
+      id: newId(),
+      host,
+      owner: ref.owner,
+      name: ref.name,
+      owner_key: ref.owner.toLowerCase(),
+      name_key: ref.name.toLowerCase(),
+      installation_id: ref.installationId,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(["host", "owner_key", "name_key"]).doUpdateSet({
+        owner: ref.owner,
+        name: ref.name,
+        installation_id: ref.installationId,
+        updated_at: now,
+      }),
+    )
+    .execute();
+  return (await findRepository(db, { ...ref, host })) as Repository;
+}
+
+/**
+ * The app was uninstalled, or repositories were removed from its installation. The rows (and their queues)
+ * stay, marked as not installed, so a reinstall finds its queues again.
+ */
+export async function forgetInstallation(
+  db: Kysely<Database>,
+  installationId: number,
+  refs: RepositoryRef[] | undefined,
+  now: number,
+): Promise<void> {
+  let query = db
+    .updateTable("repositories")
+    .set({ installation_id: null, updated_at: now })
+    .where("installation_id", "=", installationId);
+  if (refs !== undefined) {
+    if (refs.length === 0) return;
+    query = query.where((eb) =>
+      eb.or(
+        refs.map((ref) =>
+          eb.and([
+            eb("host", "=", ref.host.toLowerCase()),
+            eb("owner_key", "=", ref.owner.toLowerCase()),
+            eb("name_key", "=", ref.name.toLowerCase()),
+          ]),
+        ),
+      ),
+    );
+  }
+  await query.execute();
+}

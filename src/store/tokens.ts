@@ -1,0 +1,153 @@
+// API tokens (contract 3): random, shown once, stored as a hash, compared in constant time, revocable.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Kysely } from "kysely";
+import { newId } from "./ids.ts";
+import type { Database } from "./schema.ts";
+
+const tokenPattern = /^sy_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+const orgSlugPattern = /^[a-z0-9](?:[a-z0-9-]{0,38})$/;
+/** Writing last_used_at on every request would serialise reads behind SQLite's single writer. */
+const lastUsedResolutionMs = 60_000;
+
+export interface Owner {
+  host: string;
+  ownerKey: string;
+}
+
+/** Who a request acts for: the token's organization and the GitHub owners it covers. */
+export interface Principal {
+  tokenId: string;
+  organizationId: string;
+  organizationSlug: string;
+  owners: Owner[];
+}
+
+export interface TokenSummary {
+  id: string;
+  organization: string;
+  name: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export class InvalidOrganizationError extends Error {}
+
+function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+export function normaliseOrgSlug(slug: string): string {
+  const key = slug.trim().toLowerCase();
+  if (!orgSlugPattern.test(key)) {
+    throw new InvalidOrganizationError(
+      `"${slug}" is not a valid organization slug: use letters, digits and hyphens (a GitHub login)`,
+    );
+  }
+  return key;
+}
+
+/**
+ * Creates a token for an organization, creating the organization on first use. A new organization covers
+ * the GitHub owner of the same login on `host` unless `owners` name others; given owners are added to an
+ * existing organization.
+ */
+export async function createToken(
+  db: Kysely<Database>,
+  options: { organization: string; owners: string[]; host: string; name?: string | undefined; now: number },
+): Promise<{ id: string; token: string }> {
+  const slug = normaliseOrgSlug(options.organization);
+  const owners = options.owners.map(normaliseOrgSlug);
+  const id = randomBytes(8).toString("hex");
+  const secret = randomBytes(32).toString("base64url");
+
+  await db.transaction().execute(async (trx) => {
+    let organization = await trx.selectFrom("organizations").select("id").where("slug", "=", slug).executeTakeFirst();
+    if (organization === undefined) {
+      organization = { id: newId() };
+      await trx.insertInto("organizations").values({ id: organization.id, slug, created_at: options.now }).execute();
+      if (owners.length === 0) owners.push(slug);
+    }
+    for (const ownerKey of owners) {
+      await trx
+        .insertInto("organization_owners")
+        .values({ organization_id: organization.id, host: options.host, owner_key: ownerKey })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+    await trx
+      .insertInto("api_tokens")
+      .values({
+        id,
+        organization_id: organization.id,
+        name: options.name ?? null,
+        secret_hash: hashSecret(secret),
+        created_at: options.now,
+      })
+      .execute();
+  });
+  return { id, token: `sy_${id}_${secret}` };
+}
+
+export async function authenticate(
+  db: Kysely<Database>,
+  presented: string,
+  now: number,
+): Promise<Principal | null> {
+  const match = tokenPattern.exec(presented);
+  if (match === null) return null;
+  const [, id, secret] = match as unknown as [string, string, string];
+  const row = await db
+    .selectFrom("api_tokens")
+    .innerJoin("organizations", "organizations.id", "api_tokens.organization_id")
+    .select([
+      "api_tokens.secret_hash",
+      "api_tokens.revoked_at",
+      "api_tokens.last_used_at",
+      "organizations.id as organizationId",
+      "organizations.slug as organizationSlug",
+    ])
+    .where("api_tokens.id", "=", id)
+    .executeTakeFirst();
+  if (row === undefined || row.revoked_at !== null) return null;
+  const expected = Buffer.from(row.secret_hash, "hex");
+  if (!timingSafeEqual(expected, Buffer.from(hashSecret(secret), "hex"))) return null;
+
+  if (row.last_used_at === null || now - row.last_used_at >= lastUsedResolutionMs) {
+    await db.updateTable("api_tokens").set({ last_used_at: now }).where("id", "=", id).execute();
+  }
+  const owners = await db
+    .selectFrom("organization_owners")
+    .select(["host", "owner_key as ownerKey"])
+    .where("organization_id", "=", row.organizationId)
+    .execute();
+  return { tokenId: id, organizationId: row.organizationId, organizationSlug: row.organizationSlug, owners };
+}
+
+export async function listTokens(db: Kysely<Database>, organization?: string): Promise<TokenSummary[]> {
+  let query = db
+    .selectFrom("api_tokens")
+    .innerJoin("organizations", "organizations.id", "api_tokens.organization_id")
+    .select([
+      "api_tokens.id",
+      "organizations.slug as organization",
+      "api_tokens.name",
+      "api_tokens.created_at as createdAt",
+      "api_tokens.last_used_at as lastUsedAt",
+      "api_tokens.revoked_at as revokedAt",
+    ])
+    .orderBy("api_tokens.created_at")
+    .orderBy("api_tokens.id");
+  if (organization !== undefined) query = query.where("organizations.slug", "=", normaliseOrgSlug(organization));
+  return query.execute();
+}
+
+/** Returns false when no token has that id; revoking a revoked token keeps its first revocation time. */
+export async function revokeToken(db: Kysely<Database>, id: string, now: number): Promise<boolean> {
+  const token = await db.selectFrom("api_tokens").select("revoked_at").where("id", "=", id).executeTakeFirst();
+  if (token === undefined) return false;
+  if (token.revoked_at === null) {
+    await db.updateTable("api_tokens").set({ revoked_at: now }).where("id", "=", id).execute();
+  }
+  return true;
+}

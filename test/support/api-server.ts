@@ -1,0 +1,60 @@
+// The whole app (webhooks and /v1) on a real socket on an ephemeral port, as Probot's server mounts it.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeMiddleware } from "probot";
+import { switchyardApp } from "../../src/app.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import type { Store } from "../../src/store/database.ts";
+import { createToken } from "../../src/store/tokens.ts";
+import { testProbot } from "./github-app.ts";
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  server: Server;
+  close(): Promise<void>;
+  /** POSTs JSON to /v1/<path> with the given token. */
+  post(path: string, body: unknown, token?: string): Promise<Response>;
+}
+
+export async function startTestServer(
+  store: Store,
+  options: { env?: Record<string, string>; clock?: () => number } = {},
+): Promise<TestServer> {
+  const config = loadConfig({ DATABASE_URL: "file::memory:", ...options.env });
+  const middleware = await createNodeMiddleware(
+    switchyardApp({ config, store, ...(options.clock ? { clock: options.clock } : {}) }),
+    { probot: testProbot() },
+  );
+  const server = createServer((req, res) => {
+    void middleware(req, res, () => res.writeHead(404).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    config,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+    post: (path, body, token) =>
+      fetch(`${url}/v1/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token ? { "x-api-token": token } : {}) },
+        body: JSON.stringify(body),
+      }),
+  };
+}
+
+export async function tokenFor(store: Store, organization: string, owners: string[] = []): Promise<string> {
+  const { token } = await createToken(store.db, {
+    organization,
+    owners,
+    host: "github.com",
+    now: Date.now(),
+  });
+  return token;
+}
