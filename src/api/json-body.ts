@@ -45,7 +45,14 @@ function readJson(request: FastifyRequest, payload: IncomingMessage, done: Done)
   };
   const onEnd = () => {
     cleanup();
-    done(null, parseJson(Buffer.concat(chunks, received)));
+    let body: unknown;
+    try {
+      body = parseJson(Buffer.concat(chunks, received));
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done(null, body);
   };
   const onError = (error: Error) => {
     cleanup();

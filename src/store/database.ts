@@ -51,7 +51,7 @@ export function openDatabase(databaseUrl: string): Store {
 export async function openMigratedDatabase(databaseUrl: string): Promise<Store> {
   const store = openDatabase(databaseUrl);
   try {
-    await migrateToLatest(store.db as Kysely<unknown>);
+    await migrateToLatest(store.db as Kysely<unknown>, store.dialect);
   } catch (error) {
     await store.close();
     throw error;

@@ -1,6 +1,6 @@
 // A static migration provider: the list is compiled in, so it works the same under tsx, vitest and the
 // built output (Kysely's FileMigrationProvider cannot load .ts files under vitest; DESIGN.md section 3).
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import * as foundation from "../../db/migrations/0001_foundation.ts";
 
 const migrations: Record<string, Migration> = {
@@ -12,8 +12,14 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 export const latestMigration = Object.keys(migrations).sort().at(-1) as string;
 
 /** Applies every pending migration; throws with the failing migration's name if one fails. */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+export async function migrateToLatest(db: Kysely<unknown>, dialect: "sqlite" | "postgres"): Promise<string[]> {
+  // On PostgreSQL Kysely looks for its bookkeeping tables in every schema; pin them to the current one so
+  // a database holding several Switchyard schemas (tests, staging beside production) keeps them apart.
+  const migrationTableSchema =
+    dialect === "postgres"
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({ db, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error, results = [] } = await migrator.migrateToLatest();
   const failed = results.find((r) => r.status === "Error");
   if (error !== undefined || failed !== undefined) {

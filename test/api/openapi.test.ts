@@ -1,0 +1,38 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type TestServer, startTestServer } from "../support/api-server.ts";
+import { createTestStore, type TestStore } from "../support/database.ts";
+
+describe("GET /v1/openapi.json", () => {
+  let store: TestStore;
+  let server: TestServer;
+  beforeEach(async () => {
+    store = await createTestStore("sqlite");
+    server = await startTestServer(store);
+  });
+  afterEach(async () => {
+    await server.close();
+    await store.destroy();
+  });
+
+  it("describes every /v1 operation with the schemas that validate requests, without a token", async () => {
+    const response = await fetch(`${server.url}/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = await response.json();
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths).sort()).toEqual(
+      ["/v1/createQueue", "/v1/deleteQueue", "/v1/getQueue", "/v1/updateQueue"].sort(),
+    );
+    const createQueue = document.paths["/v1/createQueue"].post;
+    const body = createQueue.requestBody.content["application/json"].schema;
+    expect(body.required).toEqual(["repo", "targetBranch"]);
+    expect(body.properties.concurrency).toMatchObject({ type: "integer", minimum: 1 });
+    expect(body.properties.mergeMethod.enum).toEqual(["merge_commit", "squash", "rebase"]);
+    expect(Object.keys(createQueue.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "409"]));
+    expect(document.components.securitySchemes.apiToken).toEqual({
+      type: "apiKey",
+      in: "header",
+      name: "x-api-token",
+    });
+    expect(document.components.schemas.QueueRecord.properties.enqueuedPullRequests).toBeDefined();
+  });
+});

@@ -1,0 +1,18 @@
+// Delivers a webhook to the app as GitHub does: JSON body, event name, delivery id and HMAC signature.
+import { createHmac, randomUUID } from "node:crypto";
+import { testWebhookSecret } from "./github-app.ts";
+
+export async function deliverWebhook(baseUrl: string, event: string, payload: unknown): Promise<Response> {
+  const body = JSON.stringify(payload);
+  const signature = `sha256=${createHmac("sha256", testWebhookSecret).update(body).digest("hex")}`;
+  return fetch(`${baseUrl}/api/github/webhooks`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": event,
+      "x-github-delivery": randomUUID(),
+      "x-hub-signature-256": signature,
+    },
+    body,
+  });
+}
