@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+describe("configuration from the environment", () => {
+  it("defaults to SQLite in ./data, port 3000, github.com and the mq/ prefix", () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: undefined,
+      databaseUrl: "file:./data/switchyard.db",
+      githubHost: "github.com",
+      githubApp: null,
+      webhookSecret: undefined,
+      testBranchPrefix: "mq/",
+      publicUrl: "http://localhost:3000",
+      testResultsRetentionDays: 90,
+      logLevel: "info",
+    });
+  });
+
+  it("takes GitHub Enterprise Server's host from GHE_HOST", () => {
+    expect(loadConfig({ GHE_HOST: "GHE.Example.com" }).githubHost).toBe("ghe.example.com");
+  });
+
+  it("restores newlines of a private key pasted on one line", () => {
+    const config = loadConfig({ APP_ID: "1", PRIVATE_KEY: "-----BEGIN KEY-----\\nabc\\n-----END KEY-----" });
+    expect(config.githubApp).toEqual({ appId: "1", privateKey: "-----BEGIN KEY-----\nabc\n-----END KEY-----" });
+  });
+
+  it("lists every invalid variable at once", () => {
+    const attempt = () =>
+      loadConfig({ PORT: "eighty", DATABASE_URL: "mysql://x", APP_ID: "1", LOG_LEVEL: "loud", PUBLIC_URL: "nope" });
+    expect(attempt).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        attempt();
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    for (const variable of ["PORT", "DATABASE_URL", "LOG_LEVEL", "PUBLIC_URL", "APP_ID and PRIVATE_KEY"]) {
+      expect(message).toContain(variable);
+    }
+  });
+
+  it("refuses a test branch prefix git would refuse", () => {
+    expect(() => loadConfig({ TEST_BRANCH_PREFIX: "mq queue/" })).toThrow(/TEST_BRANCH_PREFIX/);
+  });
+});

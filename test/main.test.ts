@@ -1,0 +1,105 @@
+// The process as `npm start` runs it: configuration, database creation and migration, Probot's server.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { createToken } from "../src/store/tokens.ts";
+import { openMigratedDatabase } from "../src/store/database.ts";
+import { testPrivateKey } from "./support/github-app.ts";
+
+const root = join(import.meta.dirname, "..");
+// As `npm start` does (tsx), but resolved from the project: the process runs in a directory of its own.
+const tsxLoader = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts src/main.ts in `cwd` and resolves once it logged where it listens. */
+function start(cwd: string, env: Record<string, string>): Promise<{ child: ChildProcess; log: () => string }> {
+  const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/main.ts")], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: cwd, NODE_ENV: "development", ...env },
+  });
+  let log = "";
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      if (/Listening on http/.test(log)) resolve({ child, log: () => log });
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${log}`)));
+  });
+}
+
+describe("npm start", () => {
+  const children: ChildProcess[] = [];
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill("SIGKILL");
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const workdir = () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-start-"));
+    dirs.push(dir);
+    return dir;
+  };
+
+  it("without app credentials creates the SQLite database and serves Probot's setup page", async () => {
+    const cwd = workdir();
+    const port = await freePort();
+    const { child, log } = await start(cwd, { PORT: String(port), HOST: "127.0.0.1", APP_ID: "", PRIVATE_KEY: "" });
+    children.push(child);
+    expect(log()).toContain(`Listening on http://127.0.0.1:${port}`);
+    expect(existsSync(join(cwd, "data/switchyard.db"))).toBe(true);
+    const page = await fetch(`http://127.0.0.1:${port}/probot`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Register GitHub App");
+  });
+
+  it("with app credentials serves the /v1 API on the migrated database", async () => {
+    const cwd = workdir();
+    const port = await freePort();
+    const databaseUrl = `file:${join(cwd, "service.db")}`;
+    const store = await openMigratedDatabase(databaseUrl);
+    const { token } = await createToken(store.db, { organization: "acme", owners: [], host: "github.com", now: 1 });
+    await store.close();
+    const { child } = await start(cwd, {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: databaseUrl,
+      APP_ID: "1",
+      PRIVATE_KEY: testPrivateKey(),
+      WEBHOOK_SECRET: "secret",
+    });
+    children.push(child);
+    const response = await fetch(`http://127.0.0.1:${port}/v1/getQueue`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-token": token },
+      body: JSON.stringify({ repo: { host: "github.com", owner: "other", name: "x" }, targetBranch: "main" }),
+    });
+    expect(response.status).toBe(403);
+    expect((await fetch(`http://127.0.0.1:${port}/ping`)).status).toBe(200);
+  });
+
+  it("refuses to start with invalid configuration and says why", async () => {
+    const cwd = workdir();
+    const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/main.ts")], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", DATABASE_URL: "mysql://nope" },
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain("DATABASE_URL must start with file: (SQLite) or postgres://");
+  });
+});
