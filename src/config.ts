@@ -60,7 +60,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   const databaseUrl = read("DATABASE_URL") ?? defaultDatabaseUrl;
   if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
-    problems.push(`DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL), got "${databaseUrl}"`);
+    problems.push(
+      `DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL), got "${databaseUrl}"`,
+    );
   }
 
   const logLevel = (read("LOG_LEVEL") ?? "info").toLowerCase() as LogLevel;

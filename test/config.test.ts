@@ -23,12 +23,21 @@ describe("configuration from the environment", () => {
 
   it("restores newlines of a private key pasted on one line", () => {
     const config = loadConfig({ APP_ID: "1", PRIVATE_KEY: "-----BEGIN KEY-----\\nabc\\n-----END KEY-----" });
-    expect(config.githubApp).toEqual({ appId: "1", privateKey: "-----BEGIN KEY-----\nabc\n-----END KEY-----" });
+    expect(config.githubApp).toEqual({
+      appId: "1",
+      privateKey: "-----BEGIN KEY-----\nabc\n-----END KEY-----",
+    });
   });
 
   it("lists every invalid variable at once", () => {
     const attempt = () =>
-      loadConfig({ PORT: "eighty", DATABASE_URL: "mysql://x", APP_ID: "1", LOG_LEVEL: "loud", PUBLIC_URL: "nope" });
+      loadConfig({
+        PORT: "eighty",
+        DATABASE_URL: "mysql://x",
+        APP_ID: "1",
+        LOG_LEVEL: "loud",
+        PUBLIC_URL: "nope",
+      });
     expect(attempt).toThrow(ConfigError);
     const message = (() => {
       try {

@@ -23,7 +23,10 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts src/main.ts in `cwd` and resolves once it logged where it listens. */
-function start(cwd: string, env: Record<string, string>): Promise<{ child: ChildProcess; log: () => string }> {
+function start(
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; log: () => string }> {
   const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/main.ts")], {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: cwd, NODE_ENV: "development", ...env },
@@ -56,7 +59,12 @@ describe("npm start", () => {
   it("without app credentials creates the SQLite database and serves Probot's setup page", async () => {
     const cwd = workdir();
     const port = await freePort();
-    const { child, log } = await start(cwd, { PORT: String(port), HOST: "127.0.0.1", APP_ID: "", PRIVATE_KEY: "" });
+    const { child, log } = await start(cwd, {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      APP_ID: "",
+      PRIVATE_KEY: "",
+    });
     children.push(child);
     expect(log()).toContain(`Listening on http://127.0.0.1:${port}`);
     expect(existsSync(join(cwd, "data/switchyard.db"))).toBe(true);
@@ -70,7 +78,12 @@ describe("npm start", () => {
     const port = await freePort();
     const databaseUrl = `file:${join(cwd, "service.db")}`;
     const store = await openMigratedDatabase(databaseUrl);
-    const { token } = await createToken(store.db, { organization: "acme", owners: [], host: "github.com", now: 1 });
+    const { token } = await createToken(store.db, {
+      organization: "acme",
+      owners: [],
+      host: "github.com",
+      now: 1,
+    });
     await store.close();
     const { child } = await start(cwd, {
       PORT: String(port),

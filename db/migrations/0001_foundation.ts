@@ -13,7 +13,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable("organization_owners")
-    .addColumn("organization_id", "text", (c) => c.notNull().references("organizations.id").onDelete("cascade"))
+    .addColumn("organization_id", "text", (c) =>
+      c.notNull().references("organizations.id").onDelete("cascade"),
+    )
     .addColumn("host", "text", (c) => c.notNull())
     .addColumn("owner_key", "text", (c) => c.notNull())
     .addPrimaryKeyConstraint("organization_owners_pk", ["organization_id", "host", "owner_key"])
@@ -27,7 +29,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable("api_tokens")
     .addColumn("id", "text", (c) => c.primaryKey())
-    .addColumn("organization_id", "text", (c) => c.notNull().references("organizations.id").onDelete("cascade"))
+    .addColumn("organization_id", "text", (c) =>
+      c.notNull().references("organizations.id").onDelete("cascade"),
+    )
     .addColumn("name", "text")
     .addColumn("secret_hash", "text", (c) => c.notNull())
     .addColumn("created_at", "bigint", (c) => c.notNull())
@@ -48,7 +52,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .addUniqueConstraint("repositories_identity", ["host", "owner_key", "name_key"])
     .execute();
-  await db.schema.createIndex("repositories_by_installation").on("repositories").column("installation_id").execute();
+  await db.schema
+    .createIndex("repositories_by_installation")
+    .on("repositories")
+    .column("installation_id")
+    .execute();
 
   await db.schema
     .createTable("queues")

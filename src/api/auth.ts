@@ -22,10 +22,15 @@ export function registerAuthentication(api: FastifyInstance, deps: ApiDependenci
     const header = request.headers["x-api-token"];
     const presented = Array.isArray(header) ? header[0] : header;
     if (presented === undefined || presented === "") {
-      throw new Problem(401, "unauthenticated", "missing x-api-token header: create a token with `switchyard token create`");
+      throw new Problem(
+        401,
+        "unauthenticated",
+        "missing x-api-token header: create a token with `switchyard token create`",
+      );
     }
     const principal = await authenticate(deps.store.db, presented, deps.clock());
-    if (principal === null) throw new Problem(401, "unauthenticated", "the x-api-token is unknown or revoked");
+    if (principal === null)
+      throw new Problem(401, "unauthenticated", "the x-api-token is unknown or revoked");
     request.principal = principal;
   });
 }

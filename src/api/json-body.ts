@@ -71,7 +71,8 @@ function readJson(request: FastifyRequest, payload: IncomingMessage, done: Done)
 function parseJson(buffer: Buffer): unknown {
   // A leading byte-order mark is not JSON but some clients send one.
   const text = buffer.toString("utf8").replace(/^\uFEFF/, "");
-  if (text.trim() === "") throw new Problem(400, "invalid_json", "the request body is empty; send a JSON object");
+  if (text.trim() === "")
+    throw new Problem(400, "invalid_json", "the request body is empty; send a JSON object");
   try {
     return JSON.parse(text, rejectPrototypeKeys);
   } catch (error) {

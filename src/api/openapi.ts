@@ -31,9 +31,7 @@ export async function registerOpenApi(api: FastifyInstance, version: string): Pr
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  api.get(
-    openApiPath,
-    { config: { public: true }, schema: { hide: true } },
-    async (_request, reply) => reply.type("application/json").send(api.swagger()),
+  api.get(openApiPath, { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
+    reply.type("application/json").send(api.swagger()),
   );
 }

@@ -2,8 +2,15 @@
 // normalised to lowercase before validation (contract 1: requests accept any case).
 import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 
-export function LowercaseEnum<const T extends readonly string[]>(values: T, description?: string): TUnsafe<T[number]> {
-  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...(description ? { description } : {}) });
+export function LowercaseEnum<const T extends readonly string[]>(
+  values: T,
+  description?: string,
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({
+    type: "string",
+    enum: [...values],
+    ...(description ? { description } : {}),
+  });
 }
 
 export const Timestamp = Type.String({ format: "date-time", description: "ISO 8601 UTC with milliseconds" });
@@ -22,8 +29,8 @@ export function lowercaseEnumValues(schema: unknown, value: unknown): unknown {
     anyOf?: unknown[];
   };
   if (typeof value === "string") {
-    const enums = [node, ...(node.anyOf ?? [])].some(
-      (branch) => Array.isArray((branch as { enum?: unknown[] }).enum),
+    const enums = [node, ...(node.anyOf ?? [])].some((branch) =>
+      Array.isArray((branch as { enum?: unknown[] }).enum),
     );
     return enums ? value.toLowerCase() : value;
   }

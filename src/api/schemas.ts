@@ -4,7 +4,11 @@ import { LowercaseEnum, Nullable, Timestamp } from "./schema-types.ts";
 
 export const RepoRef = Type.Object(
   {
-    host: Type.String({ minLength: 1, maxLength: 255, description: "github.com, or the GHE_HOST of the service" }),
+    host: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: "github.com, or the GHE_HOST of the service",
+    }),
     owner: Type.String({ minLength: 1, maxLength: 100, pattern: "^[A-Za-z0-9](?:[A-Za-z0-9-]*)$" }),
     name: Type.String({ minLength: 1, maxLength: 100, pattern: "^[A-Za-z0-9._-]+$" }),
   },
@@ -13,7 +17,11 @@ export const RepoRef = Type.Object(
 export type RepoRef = Static<typeof RepoRef>;
 
 // A git branch name: no whitespace, control characters or the characters git forbids in refs.
-export const BranchName = Type.String({ minLength: 1, maxLength: 255, pattern: "^[^\\s~^:?*\\[\\\\\\x00-\\x1f\\x7f]+$" });
+export const BranchName = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: "^[^\\s~^:?*\\[\\\\\\x00-\\x1f\\x7f]+$",
+});
 
 export const QueueTarget = {
   repo: RepoRef,

@@ -17,7 +17,9 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
   const api = Fastify({
     logger: false,
     genReqId: () => randomUUID(),
-    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
+    },
   });
   for (const schema of sharedSchemas) api.addSchema(schema);
   registerJsonBodyParser(api);
@@ -40,9 +42,16 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
   api.addHook("preValidation", async (request) => {
     if (request.method !== "POST") return;
     // contract 1: a POST must be JSON even when it has no body at all.
-    const type = String(request.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+    const type =
+      String(request.headers["content-type"] ?? "")
+        .split(";")[0]
+        ?.trim() ?? "";
     if (!jsonContentType.test(type)) {
-      throw new Problem(415, "unsupported_media_type", "send the request body as Content-Type: application/json");
+      throw new Problem(
+        415,
+        "unsupported_media_type",
+        "send the request body as Content-Type: application/json",
+      );
     }
     if (request.body !== null && typeof request.body === "object") {
       lowercaseEnumValues(request.routeOptions.schema?.body, request.body);
@@ -64,7 +73,8 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
 export function apiHandler(api: FastifyInstance) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? "";
-    if (url !== apiPrefix && !url.startsWith(`${apiPrefix}/`) && !url.startsWith(`${apiPrefix}?`)) return false;
+    if (url !== apiPrefix && !url.startsWith(`${apiPrefix}/`) && !url.startsWith(`${apiPrefix}?`))
+      return false;
     api.routing(req, res);
     return true;
   };
@@ -89,7 +99,11 @@ function toProblem(error: FastifyError): Problem {
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
-      return new Problem(415, "unsupported_media_type", "send the request body as Content-Type: application/json");
+      return new Problem(
+        415,
+        "unsupported_media_type",
+        "send the request body as Content-Type: application/json",
+      );
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new Problem(400, "invalid_json", "the request body is empty; send a JSON object");
   }

@@ -16,7 +16,8 @@ export function buildProgram(context: CliContext): Command {
   registerMigrateCommand(program, context);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: context.out, writeErr: context.err });
-    for (const sub of command.commands) sub.exitOverride().configureOutput({ writeOut: context.out, writeErr: context.err });
+    for (const sub of command.commands)
+      sub.exitOverride().configureOutput({ writeOut: context.out, writeErr: context.err });
   }
   return program;
 }

@@ -1,7 +1,13 @@
 // switchyard token create|list|revoke (contract 3 and 8).
 import type { Command } from "commander";
 import { openMigratedDatabase, type Store } from "../store/database.ts";
-import { createToken, InvalidOrganizationError, listTokens, revokeToken, type TokenSummary } from "../store/tokens.ts";
+import {
+  createToken,
+  InvalidOrganizationError,
+  listTokens,
+  revokeToken,
+  type TokenSummary,
+} from "../store/tokens.ts";
 import { CliError, type CliContext } from "./io.ts";
 
 async function withStore<T>(context: CliContext, action: (store: Store) => Promise<T>): Promise<T> {
@@ -32,7 +38,14 @@ function formatTable(tokens: TokenSummary[]): string {
     ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 export function registerTokenCommands(program: Command, context: CliContext): void {
@@ -41,7 +54,10 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
   token
     .command("create")
     .description("create an API token for an organization and print it (it is shown only this once)")
-    .requiredOption("--org <slug>", "the organization the token belongs to (by default also its GitHub owner login)")
+    .requiredOption(
+      "--org <slug>",
+      "the organization the token belongs to (by default also its GitHub owner login)",
+    )
     .option("--owner <login>", "a GitHub owner the organization covers (repeatable)", collect, [])
     .option("--name <label>", "a label to recognise the token by in `token list`")
     .action(async (options: { org: string; owner: string[]; name?: string }) => {
@@ -56,7 +72,9 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
         }),
       );
       context.out(`${created.token}\n`);
-      context.err(`created token ${created.id} for organization ${options.org.toLowerCase()}; store it now, it is not shown again\n`);
+      context.err(
+        `created token ${created.id} for organization ${options.org.toLowerCase()}; store it now, it is not shown again\n`,
+      );
     });
 
   token

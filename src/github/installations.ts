@@ -16,7 +16,11 @@ export function githubInstallations(app: Probot): InstallationDirectory {
       } catch (error) {
         if ((error as { status?: number }).status === 404) return null;
         app.log.error({ err: error, repo: `${ref.owner}/${ref.name}` }, "installation look-up failed");
-        throw new Problem(502, "github_unavailable", "GitHub did not answer the installation look-up; try again");
+        throw new Problem(
+          502,
+          "github_unavailable",
+          "GitHub did not answer the installation look-up; try again",
+        );
       }
     },
   };
@@ -31,7 +35,12 @@ function refsOf(host: string, repositories: RepoPayload[] | undefined): Reposito
   });
 }
 
-export function registerInstallationWebhooks(app: Probot, store: Store, host: string, clock: () => number): void {
+export function registerInstallationWebhooks(
+  app: Probot,
+  store: Store,
+  host: string,
+  clock: () => number,
+): void {
   const remember = async (installationId: number, repositories: RepoPayload[] | undefined) => {
     for (const ref of refsOf(host, repositories)) {
       await rememberRepository(store.db, { ...ref, installationId }, clock());
@@ -47,6 +56,11 @@ export function registerInstallationWebhooks(app: Probot, store: Store, host: st
     await forgetInstallation(store.db, payload.installation.id, undefined, clock());
   });
   app.on("installation_repositories.removed", async ({ payload }) => {
-    await forgetInstallation(store.db, payload.installation.id, refsOf(host, payload.repositories_removed), clock());
+    await forgetInstallation(
+      store.db,
+      payload.installation.id,
+      refsOf(host, payload.repositories_removed),
+      clock(),
+    );
   });
 }

@@ -12,7 +12,10 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 export const latestMigration = Object.keys(migrations).sort().at(-1) as string;
 
 /** Applies every pending migration; throws with the failing migration's name if one fails. */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: "sqlite" | "postgres"): Promise<string[]> {
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  dialect: "sqlite" | "postgres",
+): Promise<string[]> {
   // On PostgreSQL Kysely looks for its bookkeeping tables in every schema; pin them to the current one so
   // a database holding several Switchyard schemas (tests, staging beside production) keeps them apart.
   const migrationTableSchema =

@@ -62,7 +62,8 @@ function toRow(settings: Partial<QueueSettings>): Partial<QueuesTable> {
   set("status_check_enabled", bool(settings.statusCheckEnabled));
   set("bisection_concurrency", settings.bisectionConcurrency);
   if (settings.requiredStatuses !== undefined) {
-    row.required_statuses = settings.requiredStatuses === null ? null : JSON.stringify(settings.requiredStatuses);
+    row.required_statuses =
+      settings.requiredStatuses === null ? null : JSON.stringify(settings.requiredStatuses);
   }
   set("direct_merge_mode", settings.directMergeMode);
   set("optimization_mode", settings.optimizationMode);

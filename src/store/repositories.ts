@@ -9,11 +9,16 @@ export interface RepositoryRef {
   name: string;
 }
 
-export type Repository = Pick<RepositoriesTable, "id" | "host" | "owner" | "name"> & { installationId: number | null };
+export type Repository = Pick<RepositoriesTable, "id" | "host" | "owner" | "name"> & {
+  installationId: number | null;
+};
 
 const columns = ["id", "host", "owner", "name", "installation_id as installationId"] as const;
 
-export async function findRepository(db: Kysely<Database>, ref: RepositoryRef): Promise<Repository | undefined> {
+export async function findRepository(
+  db: Kysely<Database>,
+  ref: RepositoryRef,
+): Promise<Repository | undefined> {
   return db
     .selectFrom("repositories")
     .select(columns)

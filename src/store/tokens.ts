@@ -62,10 +62,17 @@ export async function createToken(
   const secret = randomBytes(32).toString("base64url");
 
   await db.transaction().execute(async (trx) => {
-    let organization = await trx.selectFrom("organizations").select("id").where("slug", "=", slug).executeTakeFirst();
+    let organization = await trx
+      .selectFrom("organizations")
+      .select("id")
+      .where("slug", "=", slug)
+      .executeTakeFirst();
     if (organization === undefined) {
       organization = { id: newId() };
-      await trx.insertInto("organizations").values({ id: organization.id, slug, created_at: options.now }).execute();
+      await trx
+        .insertInto("organizations")
+        .values({ id: organization.id, slug, created_at: options.now })
+        .execute();
       if (owners.length === 0) owners.push(slug);
     }
     for (const ownerKey of owners) {
@@ -138,13 +145,18 @@ export async function listTokens(db: Kysely<Database>, organization?: string): P
     ])
     .orderBy("api_tokens.created_at")
     .orderBy("api_tokens.id");
-  if (organization !== undefined) query = query.where("organizations.slug", "=", normaliseOrgSlug(organization));
+  if (organization !== undefined)
+    query = query.where("organizations.slug", "=", normaliseOrgSlug(organization));
   return query.execute();
 }
 
 /** Returns false when no token has that id; revoking a revoked token keeps its first revocation time. */
 export async function revokeToken(db: Kysely<Database>, id: string, now: number): Promise<boolean> {
-  const token = await db.selectFrom("api_tokens").select("revoked_at").where("id", "=", id).executeTakeFirst();
+  const token = await db
+    .selectFrom("api_tokens")
+    .select("revoked_at")
+    .where("id", "=", id)
+    .executeTakeFirst();
   if (token === undefined) return false;
   if (token.revoked_at === null) {
     await db.updateTable("api_tokens").set({ revoked_at: now }).where("id", "=", id).execute();

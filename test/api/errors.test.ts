@@ -86,19 +86,35 @@ describe("errors are problem JSON with a stable code", () => {
   };
 
   it("answers 401 unauthenticated without a token", async () => {
-    await expectProblem(await server.post("getQueue", { repo, targetBranch: "main" }), 401, "unauthenticated");
+    await expectProblem(
+      await server.post("getQueue", { repo, targetBranch: "main" }),
+      401,
+      "unauthenticated",
+    );
   });
 
   it("answers 401 for an unknown token and for a forged secret of a real token id", async () => {
-    await expectProblem(await server.post("getQueue", { repo, targetBranch: "main" }, "nonsense"), 401, "unauthenticated");
+    await expectProblem(
+      await server.post("getQueue", { repo, targetBranch: "main" }, "nonsense"),
+      401,
+      "unauthenticated",
+    );
     const forged = `${token.slice(0, 20)}${"A".repeat(token.length - 20)}`;
-    await expectProblem(await server.post("getQueue", { repo, targetBranch: "main" }, forged), 401, "unauthenticated");
+    await expectProblem(
+      await server.post("getQueue", { repo, targetBranch: "main" }, forged),
+      401,
+      "unauthenticated",
+    );
   });
 
   it("answers 401 for a revoked token", async () => {
     const id = token.split("_")[1] as string;
     await revokeToken(store.db, id, Date.now());
-    await expectProblem(await server.post("getQueue", { repo, targetBranch: "main" }, token), 401, "unauthenticated");
+    await expectProblem(
+      await server.post("getQueue", { repo, targetBranch: "main" }, token),
+      401,
+      "unauthenticated",
+    );
   });
 
   it("lists every bad field of an invalid request", async () => {
@@ -145,7 +161,10 @@ describe("errors are problem JSON with a stable code", () => {
       body: "repo=acme",
     });
     await expectProblem(form, 415, "unsupported_media_type");
-    const bare = await fetch(`${server.url}/v1/getQueue`, { method: "POST", headers: { "x-api-token": token } });
+    const bare = await fetch(`${server.url}/v1/getQueue`, {
+      method: "POST",
+      headers: { "x-api-token": token },
+    });
     await expectProblem(bare, 415, "unsupported_media_type");
   });
 
@@ -195,7 +214,11 @@ describe("errors are problem JSON with a stable code", () => {
 
   it("accepts a body just under the limit", async () => {
     const padding = "x".repeat(20 * MiB - 200);
-    const response = await server.post("getQueue", { repo: { ...repo, owner: "other" }, targetBranch: "main", padding }, token);
+    const response = await server.post(
+      "getQueue",
+      { repo: { ...repo, owner: "other" }, targetBranch: "main", padding },
+      token,
+    );
     expect(response.status).toBe(403);
   });
 });

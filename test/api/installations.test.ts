@@ -58,7 +58,9 @@ describe("installation webhooks keep the installed repositories", () => {
       repositories_added: [],
       repositories_removed: [{ id: 10, name: "widgets", full_name: "acme/widgets", private: true }],
     });
-    nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(404, { message: "Not Found" });
+    nock("https://api.github.com")
+      .get("/repos/acme/widgets/installation")
+      .reply(404, { message: "Not Found" });
     const response = await server.post("getQueue", { repo, targetBranch: "main" }, token);
     expect((await response.json()).code).toBe("repo_not_installed");
 
@@ -75,7 +77,9 @@ describe("installation webhooks keep the installed repositories", () => {
       repositories: [{ id: 10, name: "widgets", full_name: "acme/widgets", private: true }],
     });
     await deliverWebhook(server.url, "installation", { action: "deleted", installation, sender });
-    nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(404, { message: "Not Found" });
+    nock("https://api.github.com")
+      .get("/repos/acme/widgets/installation")
+      .reply(404, { message: "Not Found" });
     const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
     expect(response.status).toBe(404);
   });

@@ -97,7 +97,11 @@ describe("queue administration over HTTP", () => {
   it("remembers the installation so later requests do not ask GitHub again", async () => {
     installedOnWidgets();
     expect((await server.post("createQueue", { repo, targetBranch: "main" }, token)).status).toBe(200);
-    const again = await server.post("getQueue", { repo: { ...repo, owner: "ACME" }, targetBranch: "MAIN" }, token);
+    const again = await server.post(
+      "getQueue",
+      { repo: { ...repo, owner: "ACME" }, targetBranch: "MAIN" },
+      token,
+    );
     expect(again.status).toBe(200);
     expect((await again.json()).branch).toBe("main");
   });
@@ -111,11 +115,17 @@ describe("queue administration over HTTP", () => {
   });
 
   it("answers 404 repo_not_installed when the app is not on the repository", async () => {
-    nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(404, { message: "Not Found" });
+    nock("https://api.github.com")
+      .get("/repos/acme/widgets/installation")
+      .reply(404, { message: "Not Found" });
     const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toContain("application/problem+json");
-    expect(await response.json()).toMatchObject({ status: 404, code: "repo_not_installed", type: "about:blank" });
+    expect(await response.json()).toMatchObject({
+      status: 404,
+      code: "repo_not_installed",
+      type: "about:blank",
+    });
   });
 
   it("answers 403 for a repository outside the token's organization, without asking GitHub", async () => {
@@ -169,7 +179,11 @@ describe("queue administration over HTTP", () => {
       bisectionConcurrency: 2,
       requiredStatuses: ["ci"],
     });
-    const cleared = await server.post("updateQueue", { repo, targetBranch: "main", deleteRequiredStatuses: true }, token);
+    const cleared = await server.post(
+      "updateQueue",
+      { repo, targetBranch: "main", deleteRequiredStatuses: true },
+      token,
+    );
     expect((await cleared.json()).requiredStatuses).toBeNull();
     const read = await server.post("getQueue", { repo, targetBranch: "main" }, token);
     expect(await read.json()).toMatchObject({ state: "draining", concurrency: 5, requiredStatuses: null });
@@ -178,7 +192,11 @@ describe("queue administration over HTTP", () => {
   it("refuses to set switching_modes, which only the service sets", async () => {
     installedOnWidgets();
     await server.post("createQueue", { repo, targetBranch: "main" }, token);
-    const response = await server.post("updateQueue", { repo, targetBranch: "main", state: "switching_modes" }, token);
+    const response = await server.post(
+      "updateQueue",
+      { repo, targetBranch: "main", state: "switching_modes" },
+      token,
+    );
     expect(response.status).toBe(400);
     expect((await response.json()).errors).toEqual([
       { path: "state", message: "must be one of running, paused, draining" },
@@ -242,7 +260,9 @@ describe("queue administration over HTTP", () => {
     installedOnWidgets(7);
     await server.post("createQueue", { repo, targetBranch: "main" }, token);
     await store.db.updateTable("repositories").set({ installation_id: null }).execute();
-    nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(404, { message: "Not Found" });
+    nock("https://api.github.com")
+      .get("/repos/acme/widgets/installation")
+      .reply(404, { message: "Not Found" });
     const response = await server.post("getQueue", { repo, targetBranch: "main" }, token);
     expect((await response.json()).code).toBe("repo_not_installed");
   });

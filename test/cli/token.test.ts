@@ -34,7 +34,16 @@ describe("switchyard token", () => {
   }
 
   it("create prints the token alone on stdout, and the token authenticates", async () => {
-    const { code, out, err } = await cli("token", "create", "--org", "acme", "--owner", "acme", "--owner", "acme-labs");
+    const { code, out, err } = await cli(
+      "token",
+      "create",
+      "--org",
+      "acme",
+      "--owner",
+      "acme",
+      "--owner",
+      "acme-labs",
+    );
     expect(code).toBe(0);
     expect(out).toMatch(/^sy_[0-9a-f]{16}_[A-Za-z0-9_-]{43}\n$/);
     expect(err).toContain("not shown again");
@@ -56,7 +65,12 @@ describe("switchyard token", () => {
     expect(await cli("token", "revoke", id)).toMatchObject({ code: 0, out: `revoked token ${id}\n` });
     const json = JSON.parse((await cli("token", "list", "--json", "--org", "acme")).out);
     expect(json).toEqual([
-      expect.objectContaining({ id, organization: "acme", name: "ci", revokedAt: Date.parse("2026-11-21T10:00:00.000Z") }),
+      expect.objectContaining({
+        id,
+        organization: "acme",
+        name: "ci",
+        revokedAt: Date.parse("2026-11-21T10:00:00.000Z"),
+      }),
     ]);
   });
 
@@ -85,7 +99,12 @@ describe("switchyard token", () => {
 
   it("the installed executable answers --help on every command", async () => {
     const bin = join(import.meta.dirname, "../../src/cli/switchyard.js");
-    for (const args of [["--help"], ["token", "--help"], ["token", "create", "--help"], ["migrate", "--help"]]) {
+    for (const args of [
+      ["--help"],
+      ["token", "--help"],
+      ["token", "create", "--help"],
+      ["migrate", "--help"],
+    ]) {
       const { stdout } = await execFileAsync(process.execPath, [bin, ...args], {
         env: { ...process.env, DATABASE_URL: databaseUrl },
       });

@@ -16,7 +16,11 @@ describe.each(testDialects)("repositories, queues and submissions on %s", (diale
   });
 
   const aRepository = () =>
-    rememberRepository(store.db, { host: "github.com", owner: "Acme", name: "Widgets", installationId: 7 }, 1);
+    rememberRepository(
+      store.db,
+      { host: "github.com", owner: "Acme", name: "Widgets", installationId: 7 },
+      1,
+    );
   const aQueue = async (branch = "main") => {
     const repository = await aRepository();
     return (await insertQueue(
@@ -47,7 +51,9 @@ describe.each(testDialects)("repositories, queues and submissions on %s", (diale
 
   it("finds a repository whatever the case, keeping GitHub's spelling", async () => {
     await aRepository();
-    expect(await findRepository(store.db, { host: "GitHub.com", owner: "acme", name: "WIDGETS" })).toMatchObject({
+    expect(
+      await findRepository(store.db, { host: "GitHub.com", owner: "acme", name: "WIDGETS" }),
+    ).toMatchObject({
       owner: "Acme",
       name: "Widgets",
       installationId: 7,
@@ -67,7 +73,10 @@ describe.each(testDialects)("repositories, queues and submissions on %s", (diale
   it("forgetting an installation keeps the repository and its queues", async () => {
     const queue = await aQueue();
     await forgetInstallation(store.db, 7, undefined, 3);
-    expect((await findRepository(store.db, { host: "github.com", owner: "acme", name: "widgets" }))?.installationId).toBeNull();
+    expect(
+      (await findRepository(store.db, { host: "github.com", owner: "acme", name: "widgets" }))
+        ?.installationId,
+    ).toBeNull();
     expect(await findQueue(store.db, queue.repositoryId, "main")).toBeDefined();
   });
 
@@ -104,7 +113,13 @@ describe.each(testDialects)("repositories, queues and submissions on %s", (diale
     const queue = await aQueue("main");
     const second = await insertQueue(
       store.db,
-      { ...defaultQueueSettings, id: newId(), repositoryId: queue.repositoryId, branch: "Main", state: "running" },
+      {
+        ...defaultQueueSettings,
+        id: newId(),
+        repositoryId: queue.repositoryId,
+        branch: "Main",
+        state: "running",
+      },
       2,
     );
     expect(second).toBeUndefined();
@@ -116,7 +131,11 @@ describe.each(testDialects)("repositories, queues and submissions on %s", (diale
     const active = aSubmission(queue.id, { prNumber: 2, state: "pending_failure" });
     await insertSubmission(store.db, active);
     expect(await deleteQueueIfEmpty(store.db, queue.id)).toBe(false);
-    await store.db.updateTable("pull_request_submissions").set({ state: "cancelled" }).where("id", "=", active.id).execute();
+    await store.db
+      .updateTable("pull_request_submissions")
+      .set({ state: "cancelled" })
+      .where("id", "=", active.id)
+      .execute();
     expect(await deleteQueueIfEmpty(store.db, queue.id)).toBe(true);
     expect(await findQueue(store.db, queue.repositoryId, "main")).toBeUndefined();
   });
@@ -124,7 +143,10 @@ describe.each(testDialects)("repositories, queues and submissions on %s", (diale
   it("lists active submissions by priority then submission time", async () => {
     const queue = await aQueue();
     await insertSubmission(store.db, aSubmission(queue.id, { prNumber: 1, submittedAt: 1 }));
-    await insertSubmission(store.db, aSubmission(queue.id, { prNumber: 2, submittedAt: 2, priorityValue: 0 }));
+    await insertSubmission(
+      store.db,
+      aSubmission(queue.id, { prNumber: 2, submittedAt: 2, priorityValue: 0 }),
+    );
     await insertSubmission(store.db, aSubmission(queue.id, { prNumber: 3, submittedAt: 0, state: "failed" }));
     await insertSubmission(store.db, aSubmission(queue.id, { prNumber: 4, submittedAt: 3 }));
     const listed = await listEnqueued(store.db, queue.id);

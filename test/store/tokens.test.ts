@@ -12,7 +12,12 @@ describe.each(testDialects)("API tokens on %s", (dialect) => {
   });
 
   it("a created token authenticates as its organization, which covers the owner of the same login", async () => {
-    const { id, token } = await createToken(store.db, { organization: "Acme", owners: [], host: "github.com", now: 1 });
+    const { id, token } = await createToken(store.db, {
+      organization: "Acme",
+      owners: [],
+      host: "github.com",
+      now: 1,
+    });
     expect(token).toMatch(/^sy_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     const principal = await authenticate(store.db, token, 2);
     expect(principal).toEqual({
@@ -24,7 +29,12 @@ describe.each(testDialects)("API tokens on %s", (dialect) => {
   });
 
   it("stores only a hash of the secret", async () => {
-    const { token } = await createToken(store.db, { organization: "acme", owners: [], host: "github.com", now: 1 });
+    const { token } = await createToken(store.db, {
+      organization: "acme",
+      owners: [],
+      host: "github.com",
+      now: 1,
+    });
     const secret = token.split("_").slice(2).join("_");
     const rows = await store.db.selectFrom("api_tokens").selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(secret);
@@ -43,7 +53,12 @@ describe.each(testDialects)("API tokens on %s", (dialect) => {
   });
 
   it("a revoked token no longer authenticates, and revoking twice keeps the first time", async () => {
-    const { id, token } = await createToken(store.db, { organization: "acme", owners: [], host: "github.com", now: 1 });
+    const { id, token } = await createToken(store.db, {
+      organization: "acme",
+      owners: [],
+      host: "github.com",
+      now: 1,
+    });
     expect(await revokeToken(store.db, id, 10)).toBe(true);
     expect(await revokeToken(store.db, id, 20)).toBe(true);
     expect(await authenticate(store.db, token, 30)).toBeNull();
@@ -52,14 +67,25 @@ describe.each(testDialects)("API tokens on %s", (dialect) => {
   });
 
   it("a token with a wrong secret does not authenticate", async () => {
-    const { token } = await createToken(store.db, { organization: "acme", owners: [], host: "github.com", now: 1 });
+    const { token } = await createToken(store.db, {
+      organization: "acme",
+      owners: [],
+      host: "github.com",
+      now: 1,
+    });
     const wrong = token.slice(0, -1) + (token.endsWith("A") ? "B" : "A");
     expect(await authenticate(store.db, wrong, 2)).toBeNull();
     expect(await authenticate(store.db, "", 2)).toBeNull();
   });
 
   it("lists tokens with their organization and use, filtered by organization", async () => {
-    const a = await createToken(store.db, { organization: "acme", owners: [], host: "github.com", name: "ci", now: 1 });
+    const a = await createToken(store.db, {
+      organization: "acme",
+      owners: [],
+      host: "github.com",
+      name: "ci",
+      now: 1,
+    });
     await createToken(store.db, { organization: "globex", owners: [], host: "github.com", now: 2 });
     await authenticate(store.db, a.token, 5);
     expect(await listTokens(store.db, "ACME")).toEqual([
