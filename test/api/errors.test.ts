@@ -78,7 +78,7 @@ describe("errors are problem JSON with a stable code", () => {
   const expectProblem = async (response: Response, status: number, code: string) => {
     expect(response.status).toBe(status);
     expect(response.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
-    const body = await response.json();
+    const body = (await response.json()) as any;
     expect(body).toMatchObject({ type: "about:blank", status, code });
     expect(typeof body.title).toBe("string");
     expect(typeof body.detail).toBe("string");

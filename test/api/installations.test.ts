@@ -62,7 +62,7 @@ describe("installation webhooks keep the installed repositories", () => {
       .get("/repos/acme/widgets/installation")
       .reply(404, { message: "Not Found" });
     const response = await server.post("getQueue", { repo, targetBranch: "main" }, token);
-    expect((await response.json()).code).toBe("repo_not_installed");
+    expect(((await response.json()) as any).code).toBe("repo_not_installed");
 
     nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(200, { id: 100 });
     const reinstalled = await server.post("getQueue", { repo, targetBranch: "main" }, token);

@@ -39,7 +39,7 @@ describe("queue administration over HTTP", () => {
     installedOnWidgets();
     const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({
+    expect((await response.json()) as any).toEqual({
       state: "running",
       branch: "main",
       concurrency: 1,
@@ -81,7 +81,7 @@ describe("queue administration over HTTP", () => {
       token,
     );
     expect(response.status).toBe(200);
-    const queue = await response.json();
+    const queue = (await response.json()) as any;
     expect(queue).toMatchObject({
       branch: "release/1.x",
       concurrency: 3,
@@ -103,7 +103,7 @@ describe("queue administration over HTTP", () => {
       token,
     );
     expect(again.status).toBe(200);
-    expect((await again.json()).branch).toBe("main");
+    expect(((await again.json()) as any).branch).toBe("main");
   });
 
   it("refuses a second queue for the same branch with 409 queue_exists", async () => {
@@ -111,7 +111,7 @@ describe("queue administration over HTTP", () => {
     await server.post("createQueue", { repo, targetBranch: "main" }, token);
     const duplicate = await server.post("createQueue", { repo, targetBranch: "Main" }, token);
     expect(duplicate.status).toBe(409);
-    expect((await duplicate.json()).code).toBe("queue_exists");
+    expect(((await duplicate.json()) as any).code).toBe("queue_exists");
   });
 
   it("answers 404 repo_not_installed when the app is not on the repository", async () => {
@@ -121,7 +121,7 @@ describe("queue administration over HTTP", () => {
     const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
     expect(response.status).toBe(404);
     expect(response.headers.get("content-type")).toContain("application/problem+json");
-    expect(await response.json()).toMatchObject({
+    expect((await response.json()) as any).toMatchObject({
       status: 404,
       code: "repo_not_installed",
       type: "about:blank",
@@ -135,7 +135,7 @@ describe("queue administration over HTTP", () => {
       token,
     );
     expect(response.status).toBe(403);
-    expect((await response.json()).code).toBe("forbidden");
+    expect(((await response.json()) as any).code).toBe("forbidden");
   });
 
   it("covers the extra owners a token's organization was given", async () => {
@@ -151,14 +151,14 @@ describe("queue administration over HTTP", () => {
       token,
     );
     expect(response.status).toBe(400);
-    expect((await response.json()).code).toBe("unsupported_host");
+    expect(((await response.json()) as any).code).toBe("unsupported_host");
   });
 
   it("answers 404 queue_not_found for a branch without a queue", async () => {
     installedOnWidgets();
     const response = await server.post("getQueue", { repo, targetBranch: "develop" }, token);
     expect(response.status).toBe(404);
-    expect(await response.json()).toMatchObject({
+    expect((await response.json()) as any).toMatchObject({
       code: "queue_not_found",
       detail: "no merge queue for branch develop in github.com/acme/widgets",
     });
@@ -173,7 +173,7 @@ describe("queue administration over HTTP", () => {
       token,
     );
     expect(updated.status).toBe(200);
-    expect(await updated.json()).toMatchObject({
+    expect((await updated.json()) as any).toMatchObject({
       state: "draining",
       concurrency: 5,
       bisectionConcurrency: 2,
@@ -184,9 +184,13 @@ describe("queue administration over HTTP", () => {
       { repo, targetBranch: "main", deleteRequiredStatuses: true },
       token,
     );
-    expect((await cleared.json()).requiredStatuses).toBeNull();
+    expect(((await cleared.json()) as any).requiredStatuses).toBeNull();
     const read = await server.post("getQueue", { repo, targetBranch: "main" }, token);
-    expect(await read.json()).toMatchObject({ state: "draining", concurrency: 5, requiredStatuses: null });
+    expect((await read.json()) as any).toMatchObject({
+      state: "draining",
+      concurrency: 5,
+      requiredStatuses: null,
+    });
   });
 
   it("refuses to set switching_modes, which only the service sets", async () => {
@@ -198,7 +202,7 @@ describe("queue administration over HTTP", () => {
       token,
     );
     expect(response.status).toBe(400);
-    expect((await response.json()).errors).toEqual([
+    expect(((await response.json()) as any).errors).toEqual([
       { path: "state", message: "must be one of running, paused, draining" },
     ]);
   });
@@ -230,7 +234,7 @@ describe("queue administration over HTTP", () => {
     await insertSubmission(store.db, submission(3, 42, 3, "testing"));
     await insertSubmission(store.db, submission(4, 100, 0, "merged"));
 
-    const read = await (await server.post("getQueue", { repo, targetBranch: "main" }, token)).json();
+    const read = (await (await server.post("getQueue", { repo, targetBranch: "main" }, token)).json()) as any;
     expect(read.enqueuedPullRequests.map((pr: { prNumber: number }) => pr.prNumber)).toEqual([2, 3, 1]);
     expect(read.enqueuedPullRequests[0]).toMatchObject({ priorityName: "high", priorityValue: 10 });
     expect(read.enqueuedPullRequests[0]).not.toHaveProperty("usedDefaultPriorityName");
@@ -243,7 +247,7 @@ describe("queue administration over HTTP", () => {
 
     const refused = await server.post("deleteQueue", { repo, targetBranch: "main" }, token);
     expect(refused.status).toBe(409);
-    expect((await refused.json()).code).toBe("queue_not_empty");
+    expect(((await refused.json()) as any).code).toBe("queue_not_empty");
   });
 
   it("deletes an empty queue, after which it is gone", async () => {
@@ -251,7 +255,7 @@ describe("queue administration over HTTP", () => {
     await server.post("createQueue", { repo, targetBranch: "main" }, token);
     const deleted = await server.post("deleteQueue", { repo, targetBranch: "main" }, token);
     expect(deleted.status).toBe(200);
-    expect(await deleted.json()).toEqual({});
+    expect((await deleted.json()) as any).toEqual({});
     expect((await server.post("getQueue", { repo, targetBranch: "main" }, token)).status).toBe(404);
     expect((await server.post("deleteQueue", { repo, targetBranch: "main" }, token)).status).toBe(404);
   });
@@ -264,6 +268,6 @@ describe("queue administration over HTTP", () => {
       .get("/repos/acme/widgets/installation")
       .reply(404, { message: "Not Found" });
     const response = await server.post("getQueue", { repo, targetBranch: "main" }, token);
-    expect((await response.json()).code).toBe("repo_not_installed");
+    expect(((await response.json()) as any).code).toBe("repo_not_installed");
   });
 });
