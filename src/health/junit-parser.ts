@@ -1,0 +1,432 @@
+// Streaming JUnit XML parsing (contract 7.1). A report is read element by element with saxes and never
+// materialised as a tree: only the test case being read and the enclosing suites' names are held, so memory stays
+// bounded by the largest single XML token, whatever the number of test cases.
+import { SaxesParser, type SaxesTagPlain } from "saxes";
+
+export type TestOutcome = "passed" | "failed" | "skipped";
+
+/** Which element reported the failure: `failure` (an assertion) or `error` (an unexpected exception). */
+export type FailureKind = "failure" | "error";
+
+export interface FailureDetails {
+  kind: FailureKind;
+  /** The element's `message` attribute, "" when absent. */
+  message: string;
+  /** The element's `type` attribute, "" when absent. */
+  type: string;
+  /** The element's text (a stack trace, usually), bounded to {@link MAX_FAILURE_TEXT_CHARS}. */
+  text: string;
+}
+
+/**
+ * One execution of a test case. A report lists several when the runner re-ran a failed test
+ * (Surefire and Gradle `rerunFailure`/`flakyFailure`): the classifier needs each of them, because a test
+ * that failed and then passed on the same commit is flaky (contract 7.3).
+ */
+export interface TestAttempt {
+  outcome: TestOutcome;
+  failure: FailureDetails | null;
+}
+
+export interface ParsedTestCase {
+  name: string;
+  classname: string;
+  /** The innermost enclosing `<testsuite>`'s name (contract 7.2), "" when there is none. */
+  parent: string;
+  /** The test case's `file` attribute, else the nearest enclosing suite's, else "" (contract 7.2). */
+  filePath: string;
+  /** From the `time` attribute (seconds); null when absent, unreadable, negative or absurd. */
+  durationMs: number | null;
+  /** The final outcome: a test that failed and then passed on a re-run is `passed` here. */
+  outcome: TestOutcome;
+  /** The failure behind a `failed` outcome (the first `failure` or `error` element), else null. */
+  failure: FailureDetails | null;
+  /** Every execution in order, at least one; the last one's outcome is `outcome`. */
+  attempts: TestAttempt[];
+}
+
+export class JunitParseError extends Error {
+  override readonly name = "JunitParseError";
+  readonly documentIndex: number;
+  readonly line: number;
+  readonly column: number;
+  readonly reason: string;
+
+  constructor(documentIndex: number, line: number, column: number, reason: string) {
+    super(`document ${documentIndex}, line ${line}, column ${column}: ${reason}`);
+    this.documentIndex = documentIndex;
+    this.line = line;
+    this.column = column;
+    this.reason = reason;
+  }
+}
+
+// Bounds on what is kept from one test case, so that absurd values cannot exhaust memory or the database.
+export const MAX_NAME_CHARS = 4096;
+export const MAX_MESSAGE_CHARS = 8192;
+export const MAX_FAILURE_TEXT_CHARS = 64 * 1024;
+export const MAX_ELEMENT_DEPTH = 64;
+const TRUNCATION_MARK = "\n[truncated]";
+// Durations above this are a runner's bug or a clock jump, not a test's duration.
+const MAX_DURATION_SECONDS = 7 * 24 * 3600;
+// The streaming form hands input to the parser in slices of this size, so the test cases read from one slice
+// (and waiting to be yielded) stay few.
+const SLICE_CHARS = 64 * 1024;
+
+const RESULT_ELEMENTS = new Map<string, { kind: FailureKind; role: "primary" | "rerun" | "flaky" }>([
+  ["failure", { kind: "failure", role: "primary" }],
+  ["error", { kind: "error", role: "primary" }],
+  // Maven Surefire and Gradle (mergeReruns): each rerun failed too.
+  ["rerunFailure", { kind: "failure", role: "rerun" }],
+  ["rerunError", { kind: "error", role: "rerun" }],
+  // Maven Surefire and Gradle (mergeReruns): this run failed, a later rerun passed.
+  ["flakyFailure", { kind: "failure", role: "flaky" }],
+  ["flakyError", { kind: "error", role: "flaky" }],
+]);
+
+type Frame =
+  | { kind: "container" }
+  | { kind: "suite"; name: string; filePath: string }
+  | { kind: "case" }
+  | { kind: "result" }
+  | { kind: "ignored" };
+
+interface CaseBuilder {
+  name: string;
+  classname: string;
+  parent: string;
+  filePath: string;
+  durationMs: number | null;
+  primary: FailureDetails | null;
+  reruns: FailureDetails[];
+  flakes: FailureDetails[];
+  skipped: boolean;
+}
+
+interface ResultBuilder {
+  kind: FailureKind;
+  role: "primary" | "rerun" | "flaky";
+  message: string;
+  type: string;
+  textParts: string[];
+  textChars: number;
+  truncated: boolean;
+}
+
+// Characters XML 1.0 forbids. Real reports carry them (ANSI colour codes in captured output); they are replaced
+// rather than failing the whole upload, like the bytes of invalid UTF-8.
+const INVALID_XML_CHARS =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A push parser for one JUnit XML document: feed it with `write` (text or UTF-8 bytes, in chunks cut anywhere),
+ * then call `end`. Each test case is handed to `onTestCase` as soon as its element closes. Every problem with the
+ * document is thrown as a {@link JunitParseError}; the parser is unusable afterwards.
+ */
+export class JunitDocumentParser {
+  private readonly documentIndex: number;
+  private readonly onTestCase: (testCase: ParsedTestCase) => void;
+  private readonly sax = new SaxesParser();
+  private readonly decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
+  private readonly frames: Frame[] = [];
+  private currentCase: CaseBuilder | null = null;
+  private currentResult: ResultBuilder | null = null;
+  private startOfDocument = true;
+  private heldHighSurrogate = "";
+
+  constructor(options: { documentIndex: number; onTestCase: (testCase: ParsedTestCase) => void }) {
+    this.documentIndex = options.documentIndex;
+    this.onTestCase = options.onTestCase;
+    this.sax.on("error", (error) => {
+      throw this.fail(describeSaxesError(error.message));
+    });
+    // contract 7.1: a DOCTYPE is refused outright, so no entity declaration is ever expanded (billion laughs).
+    this.sax.on("doctype", () => {
+      throw this.fail("a DOCTYPE is not allowed in a JUnit report");
+    });
+    this.sax.on("opentag", (tag) => this.openElement(tag));
+    this.sax.on("closetag", () => this.closeElement());
+    this.sax.on("text", (text) => this.appendText(text));
+    this.sax.on("cdata", (text) => this.appendText(text));
+  }
+
+  write(chunk: string | Uint8Array): void {
+    if (typeof chunk === "string") {
+      // A pending partial UTF-8 sequence from byte chunks ends here.
+      this.writeText(this.decoder.decode() + chunk);
+    } else {
+      this.writeText(this.decoder.decode(chunk, { stream: true }));
+    }
+  }
+
+  end(): void {
+    this.writeText(this.decoder.decode());
+    const rest = this.heldHighSurrogate;
+    this.heldHighSurrogate = "";
+    if (rest !== "") this.sax.write(sanitized(rest));
+    this.sax.close();
+  }
+
+  private writeText(decoded: string): void {
+    let text = this.heldHighSurrogate + decoded;
+    this.heldHighSurrogate = "";
+    if (text === "") return;
+    if (this.startOfDocument) {
+      this.startOfDocument = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    // A surrogate pair cut between two chunks is reassembled before it is checked.
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.heldHighSurrogate = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    this.sax.write(sanitized(text));
+  }
+
+  private fail(reason: string): JunitParseError {
+    return new JunitParseError(this.documentIndex, this.sax.line, this.sax.column + 1, reason);
+  }
+
+  private openElement(tag: SaxesTagPlain): void {
+    if (this.frames.length >= MAX_ELEMENT_DEPTH) {
+      throw this.fail(`elements are nested more than ${MAX_ELEMENT_DEPTH} deep`);
+    }
+    const parent = this.frames.at(-1);
+    if (parent === undefined && tag.name !== "testsuites" && tag.name !== "testsuite") {
+      throw this.fail(`the root element is <${tag.name}>, not <testsuites> or <testsuite>`);
+    }
+    this.frames.push(this.frameFor(tag, parent));
+  }
+
+  private frameFor(tag: SaxesTagPlain, parent: Frame | undefined): Frame {
+    const attributes = tag.attributes;
+    if (parent === undefined || parent.kind === "container" || parent.kind === "suite") {
+      if (tag.name === "testsuites") return { kind: "container" };
+      if (tag.name === "testsuite") {
+        const inherited = this.innermostSuite();
+        return {
+          kind: "suite",
+          name: bounded(attributes.name, MAX_NAME_CHARS),
+          filePath: bounded(attributes.file, MAX_NAME_CHARS) || (inherited?.filePath ?? ""),
+        };
+      }
+      if (tag.name === "testcase") {
+        const suite = this.innermostSuite();
+        this.currentCase = {
+          name: bounded(attributes.name, MAX_NAME_CHARS),
+          classname: bounded(attributes.classname, MAX_NAME_CHARS),
+          parent: suite?.name ?? "",
+          filePath: bounded(attributes.file, MAX_NAME_CHARS) || (suite?.filePath ?? ""),
+          durationMs: parseDurationMs(attributes.time),
+          primary: null,
+          reruns: [],
+          flakes: [],
+          skipped: false,
+        };
+        return { kind: "case" };
+      }
+      return { kind: "ignored" };
+    }
+    if (parent.kind === "case") {
+      const result = RESULT_ELEMENTS.get(tag.name);
+      if (result !== undefined) {
+        this.currentResult = {
+          kind: result.kind,
+          role: result.role,
+          message: bounded(attributes.message, MAX_MESSAGE_CHARS),
+          type: bounded(attributes.type, MAX_NAME_CHARS),
+          textParts: [],
+          textChars: 0,
+          truncated: false,
+        };
+        return { kind: "result" };
+      }
+      if (tag.name === "skipped" && this.currentCase !== null) this.currentCase.skipped = true;
+      return { kind: "ignored" };
+    }
+    // Inside a rerun or flaky element Surefire nests the trace in <stackTrace>, next to the captured output.
+    if (parent.kind === "result" && tag.name !== "system-out" && tag.name !== "system-err") {
+      return { kind: "result" };
+    }
+    return { kind: "ignored" };
+  }
+
+  private innermostSuite(): { name: string; filePath: string } | undefined {
+    for (let index = this.frames.length - 1; index >= 0; index--) {
+      const frame = this.frames[index];
+      if (frame?.kind === "suite") return frame;
+    }
+    return undefined;
+  }
+
+  private closeElement(): void {
+    const frame = this.frames.pop();
+    if (frame?.kind === "result" && this.frames.at(-1)?.kind === "case") this.finishResult();
+    else if (frame?.kind === "case") this.finishCase();
+  }
+
+  private appendText(text: string): void {
+    const result = this.currentResult;
+    if (result === null || result.truncated || this.frames.at(-1)?.kind !== "result") return;
+    const room = MAX_FAILURE_TEXT_CHARS - result.textChars;
+    if (text.length > room) {
+      result.textParts.push(bounded(text, room));
+      result.truncated = true;
+    } else {
+      result.textParts.push(text);
+    }
+    result.textChars += text.length;
+  }
+
+  private finishResult(): void {
+    const result = this.currentResult;
+    const testCase = this.currentCase;
+    this.currentResult = null;
+    if (result === null || testCase === null) return;
+    const joined = result.textParts.join("");
+    const details: FailureDetails = {
+      kind: result.kind,
+      message: result.message,
+      type: result.type,
+      // The whitespace around the text is the report's indentation, not the runner's output.
+      text: joined.trim() + (result.truncated ? TRUNCATION_MARK : ""),
+    };
+    if (result.role === "rerun") testCase.reruns.push(details);
+    else if (result.role === "flaky") testCase.flakes.push(details);
+    // jest-junit writes one <failure> per failure message; the first one says why the test failed.
+    else testCase.primary ??= details;
+  }
+
+  private finishCase(): void {
+    const builder = this.currentCase;
+    this.currentCase = null;
+    if (builder === null) return;
+    const { primary, reruns, flakes } = builder;
+    let attempts: TestAttempt[];
+    let failure: FailureDetails | null = null;
+    if (primary !== null || reruns.length > 0) {
+      const failures = primary === null ? reruns : [primary, ...reruns];
+      attempts = failures.map((details) => ({ outcome: "failed", failure: details }));
+      failure = failures[0] ?? null;
+    } else if (flakes.length > 0) {
+      // Surefire's flaky test: every listed run failed, and the last run, which the element stands for, passed.
+      attempts = flakes.map((details): TestAttempt => ({ outcome: "failed", failure: details }));
+      attempts.push({ outcome: "passed", failure: null });
+    } else {
+      attempts = [{ outcome: builder.skipped ? "skipped" : "passed", failure: null }];
+    }
+    this.onTestCase({
+      name: builder.name,
+      classname: builder.classname,
+      parent: builder.parent,
+      filePath: builder.filePath,
+      durationMs: builder.durationMs,
+      outcome: attempts.at(-1)?.outcome ?? "passed",
+      failure,
+      attempts,
+    });
+  }
+}
+
+export type JunitInput =
+  string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
+
+/**
+ * Parses one JUnit XML document, yielding its test cases one by one as they are read. `input` is the whole
+ * document, or its chunks (as a Node stream or any iterable gives them). Throws {@link JunitParseError}.
+ */
+export async function* parseJunitDocument(
+  input: JunitInput,
+  options: { documentIndex: number },
+): AsyncGenerator<ParsedTestCase> {
+  const ready: ParsedTestCase[] = [];
+  const parser = new JunitDocumentParser({
+    documentIndex: options.documentIndex,
+    onTestCase: (testCase) => ready.push(testCase),
+  });
+  for await (const chunk of chunksOf(input)) {
+    parser.write(chunk);
+    yield* ready.splice(0);
+  }
+  parser.end();
+  yield* ready.splice(0);
+}
+
+/** {@link parseJunitDocument}, in arrays of at most `batchSize` test cases, for batched inserts. */
+export async function* parseJunitDocumentInBatches(
+  input: JunitInput,
+  options: { documentIndex: number; batchSize: number },
+): AsyncGenerator<ParsedTestCase[]> {
+  let batch: ParsedTestCase[] = [];
+  for await (const testCase of parseJunitDocument(input, options)) {
+    batch.push(testCase);
+    if (batch.length >= options.batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+async function* chunksOf(input: JunitInput): AsyncGenerator<string | Uint8Array> {
+  if (typeof input === "string" || input instanceof Uint8Array) {
+    yield* slices(input);
+    return;
+  }
+  for await (const chunk of input) yield* slices(chunk);
+}
+
+function* slices(chunk: string | Uint8Array): Generator<string | Uint8Array> {
+  if (chunk.length <= SLICE_CHARS) {
+    yield chunk;
+    return;
+  }
+  // Cutting anywhere is safe: the parser reassembles split UTF-8 sequences and surrogate pairs.
+  for (let start = 0; start < chunk.length; start += SLICE_CHARS) {
+    yield chunk.slice(start, start + SLICE_CHARS);
+  }
+}
+
+/**
+ * Reads a `time` attribute in seconds as milliseconds. Tolerates thousands separators ("1,234.5", as old Surefire
+ * versions wrote in some locales) and a decimal comma ("0,25"); anything unreadable, negative or longer than a
+ * week is null.
+ */
+export function parseDurationMs(raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  let text = raw.trim();
+  if (/^[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$/.test(text)) text = text.replaceAll(",", "");
+  else if (/^\d+,\d+$/.test(text)) text = text.replace(",", ".");
+  if (!/^(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i.test(text)) return null;
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds > MAX_DURATION_SECONDS) return null;
+  // Microsecond precision is all any runner reports meaningfully.
+  return Math.round(seconds * 1_000_000) / 1000;
+}
+
+function sanitized(text: string): string {
+  return text.replace(INVALID_XML_CHARS, "\uFFFD");
+}
+
+function bounded(value: string | undefined, maxChars: number): string {
+  if (value === undefined) return "";
+  if (value.length <= maxChars) return value;
+  // Never leave half of a surrogate pair at the cut.
+  const last = value.charCodeAt(maxChars - 1);
+  return value.slice(0, last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars);
+}
+
+// saxes prefixes its messages with "line:column: "; the position is reported separately.
+function describeSaxesError(message: string): string {
+  const reason = message.replace(/^\d+:\d+: /, "").replace(/\.$/, "");
+  const unclosed = /^unclosed tag: (.*)$/.exec(reason);
+  if (unclosed !== null) return `unexpected end of document: <${unclosed[1]}> is not closed`;
+  if (reason === "unexpected end") return "unexpected end of document";
+  if (reason === "document must contain a root element") return "the document is empty: no root element";
+  if (reason === "undefined entity") {
+    return "undefined entity: only &lt; &gt; &amp; &quot; &apos; and character references are allowed";
+  }
+  return reason;
+}
