@@ -1,0 +1,88 @@
+import type { QueueDraft } from "./draft.ts";
+import { startedPrs } from "./ordering.ts";
+import { endRun, relevantRun, retireRun } from "./run-lifecycle.ts";
+import type { CancelReason, FailureReason, RequeueReason } from "./state.ts";
+import { isStarted, isTerminal } from "./state.ts";
+import { requirePr, returnToWaiting, transition } from "./transitions.ts";
+
+/** Where a PR goes when it leaves its place among the started PRs. */
+export type Departure =
+  | { readonly to: "waiting"; readonly reason: RequeueReason; readonly detail: string }
+  | { readonly to: "failed"; readonly reason: FailureReason; readonly detail: string }
+  | { readonly to: "cancelled"; readonly reason: CancelReason; readonly detail: string };
+
+function consequence(prNumber: number, departure: Departure): { reason: RequeueReason; detail: string } {
+  switch (departure.to) {
+    case "failed":
+      return {
+        reason: "pr_ahead_failed",
+        detail: `#${prNumber} ahead of it failed; it will be tested again without it.`,
+      };
+    case "cancelled":
+      return {
+        reason: "pr_ahead_cancelled",
+        detail: `#${prNumber} ahead of it was cancelled; it will be tested again without it.`,
+      };
+    case "waiting":
+      return {
+        reason: "pr_ahead_requeued",
+        detail: `#${prNumber} ahead of it went back to the queue; it will be tested again behind it.`,
+      };
+  }
+}
+
+/**
+ * Takes a started PR out of its runs. Everything built on it loses its predicted base and goes back to
+ * waiting (contract 5.1 testing → pending, 5.3, 5.5 "retested without it"), and so do the PRs whose
+ * success it vouched for (contract 5.5 optimistic merging): their passing run no longer stands.
+ */
+export function releaseStarted(draft: QueueDraft, prNumber: number, departure: Departure): void {
+  const entry = requirePr(draft, prNumber);
+  if (!isStarted(entry.state)) return;
+  const ownRun = entry.state === "testing" && entry.testRunId !== null ? entry.testRunId : null;
+  const passingRunId = entry.state === "tests_passed" ? entry.passingRunId : null;
+  if (ownRun !== null) endRun(draft, ownRun, "cancelled", departure.reason, departure.detail);
+
+  if (departure.to === "waiting") returnToWaiting(draft, prNumber, departure.reason, departure.detail);
+  else {
+    transition(draft, prNumber, departure.to, departure.reason, departure.detail, {
+      passingRunId: null,
+      failuresBehind: 0,
+    });
+  }
+
+  const followUp = consequence(prNumber, departure);
+  const affected: { prNumber: number; reason: RequeueReason; detail: string }[] = [];
+  for (const other of startedPrs(draft.state)) {
+    const pr = requirePr(draft, other);
+    const builtOnIt =
+      relevantRun(draft.state, pr)?.dependsOn.includes(prNumber) ||
+      (ownRun !== null && pr.state === "testing" && pr.testRunId === ownRun);
+    if (builtOnIt) affected.push({ prNumber: other, ...followUp });
+    else if (passingRunId !== null && pr.passingRunId === passingRunId) {
+      affected.push({
+        prNumber: other,
+        reason: "passing_run_withdrawn",
+        detail: `Run ${passingRunId}, which passed with it, no longer stands (#${prNumber} left); it will be tested again.`,
+      });
+    }
+  }
+  // From the back, so each PR is released for its own reason before a PR ahead of it cascades onto it.
+  for (const pr of affected.reverse()) {
+    releaseStarted(draft, pr.prNumber, { to: "waiting", reason: pr.reason, detail: pr.detail });
+  }
+  // Every PR it vouched for was released above, so its tested commit can no longer become the target head.
+  if (passingRunId !== null) retireRun(draft, passingRunId);
+}
+
+/** Takes a PR out of the queue for good, wherever it stands. */
+export function removeFromQueue(
+  draft: QueueDraft,
+  prNumber: number,
+  departure: Exclude<Departure, { to: "waiting" }>,
+): void {
+  const entry = requirePr(draft, prNumber);
+  if (isTerminal(entry.state)) return;
+  if (isStarted(entry.state)) releaseStarted(draft, prNumber, departure);
+  else transition(draft, prNumber, departure.to, departure.reason, departure.detail);
+}

@@ -1,0 +1,190 @@
+import type { MergeInFlight, QueueState, TestedPullRequest, TestRun } from "./state.ts";
+
+/**
+ * Effects `step` asks the shell to perform. They are saved with the new state (transactional outbox) and
+ * may run more than once after a crash, so each is idempotent by construction and carries a deterministic
+ * `key`: "already exists", "already merged" and "not found" on delete count as success.
+ */
+export type QueueCommand =
+  /**
+   * Create `branch` at `baseSha`, then merge each PR head in order ("Merge #12: title"). Reports
+   * `test_branch_created` with the final head, or `test_branch_conflict` naming the PR that did not merge.
+   */
+  | {
+      readonly type: "create_test_branch";
+      readonly key: string;
+      readonly runId: string;
+      readonly branch: string;
+      readonly baseSha: string;
+      readonly prs: readonly TestedPullRequest[];
+    }
+  | {
+      readonly type: "delete_test_branch";
+      readonly key: string;
+      readonly runId: string;
+      readonly branch: string;
+    }
+  /** createPrsForTestingBranches (contract 5.3): a draft PR from the test branch into the target branch. */
+  | {
+      readonly type: "open_test_pull_request";
+      readonly key: string;
+      readonly runId: string;
+      readonly branch: string;
+      readonly targetBranch: string;
+      readonly title: string;
+    }
+  | {
+      readonly type: "close_test_pull_request";
+      readonly key: string;
+      readonly runId: string;
+      readonly branch: string;
+    }
+  /** Read `merge.required_statuses`, then branch protection; reports `required_statuses_resolved`. */
+  | {
+      readonly type: "resolve_required_statuses";
+      readonly key: string;
+      readonly runId: string;
+      readonly targetBranch: string;
+    }
+  /**
+   * merge_commit (contract 5.4): move the target branch to the tested commit itself, without force, only
+   * from `expectedHeadSha`. Reports `merge_succeeded` or `merge_failed`.
+   */
+  | {
+      readonly type: "fast_forward_target";
+      readonly key: string;
+      readonly mergeId: string;
+      readonly targetBranch: string;
+      readonly sha: string;
+      readonly expectedHeadSha: string;
+      readonly prNumbers: readonly number[];
+    }
+  /**
+   * squash / rebase (contract 5.4): merge one PR through GitHub's merge API with `sha` = the tested head,
+   * after checking the target head is still `expectedTargetSha`.
+   */
+  | {
+      readonly type: "merge_pull_request";
+      readonly key: string;
+      readonly mergeId: string;
+      readonly prNumber: number;
+      readonly headSha: string;
+      readonly method: "squash" | "rebase";
+      readonly expectedTargetSha: string;
+      readonly commitTitle: string;
+    }
+  /** Contract 5.10: the commit status `Switchyard Merge Queue (<branch>)` on the PR head. */
+  | {
+      readonly type: "set_commit_status";
+      readonly key: string;
+      readonly prNumber: number;
+      readonly sha: string;
+      readonly context: string;
+      readonly state: "pending" | "success" | "failure" | "error";
+      readonly description: string;
+    }
+  /** Contract 5.10: one comment per submission, edited in place; the body starts with a marker naming it. */
+  | {
+      readonly type: "upsert_pr_comment";
+      readonly key: string;
+      readonly prNumber: number;
+      readonly submissionId: string;
+      readonly body: string;
+    };
+
+export type QueueCommandType = QueueCommand["type"];
+
+/** Contract 5.3: `<prefix><targetBranch>/<testRunId>`. */
+export function testBranchName(state: QueueState, runId: string): string {
+  return `${state.testBranchPrefix}${state.targetBranch}/${runId}`;
+}
+
+export function createTestBranch(run: TestRun, baseSha: string): QueueCommand {
+  return {
+    type: "create_test_branch",
+    key: `create-test-branch:${run.id}`,
+    runId: run.id,
+    branch: run.testBranch,
+    baseSha,
+    prs: run.prs,
+  };
+}
+
+export function deleteTestBranch(run: TestRun): QueueCommand {
+  return {
+    type: "delete_test_branch",
+    key: `delete-test-branch:${run.id}`,
+    runId: run.id,
+    branch: run.testBranch,
+  };
+}
+
+export function openTestPullRequest(state: QueueState, run: TestRun): QueueCommand {
+  const prs = run.prs.map((pr) => `#${pr.number}`).join(", ");
+  return {
+    type: "open_test_pull_request",
+    key: `open-test-pull-request:${run.id}`,
+    runId: run.id,
+    branch: run.testBranch,
+    targetBranch: state.targetBranch,
+    title: `Switchyard test run ${run.id}: ${prs}`,
+  };
+}
+
+export function closeTestPullRequest(run: TestRun): QueueCommand {
+  return {
+    type: "close_test_pull_request",
+    key: `close-test-pull-request:${run.id}`,
+    runId: run.id,
+    branch: run.testBranch,
+  };
+}
+
+export function resolveRequiredStatuses(state: QueueState, run: TestRun): QueueCommand {
+  return {
+    type: "resolve_required_statuses",
+    key: `resolve-required-statuses:${run.id}`,
+    runId: run.id,
+    targetBranch: state.targetBranch,
+  };
+}
+
+/** A merge attempt is named after the run that vouches for it and the PRs it merges: each is tried once. */
+export function mergeIdOf(runId: string, prNumbers: readonly number[]): string {
+  return `${runId}:${prNumbers.join("+")}`;
+}
+
+export function fastForwardTarget(state: QueueState, merge: MergeInFlight, sha: string): QueueCommand {
+  return {
+    type: "fast_forward_target",
+    key: `merge:${merge.id}`,
+    mergeId: merge.id,
+    targetBranch: state.targetBranch,
+    sha,
+    expectedHeadSha: state.target.headSha,
+    prNumbers: merge.prNumbers,
+  };
+}
+
+export function mergePullRequest(
+  state: QueueState,
+  merge: MergeInFlight,
+  pr: { readonly number: number; readonly headSha: string; readonly title: string },
+  method: "squash" | "rebase",
+): QueueCommand {
+  return {
+    type: "merge_pull_request",
+    key: `merge:${merge.id}`,
+    mergeId: merge.id,
+    prNumber: pr.number,
+    headSha: pr.headSha,
+    method,
+    expectedTargetSha: state.target.headSha,
+    commitTitle: `${pr.title} (#${pr.number})`,
+  };
+}
+
+/** Contract 5.10: the context of the queue's commit status. */
+export function queueStatusContext(targetBranch: string): string {
+  return `Switchyard Merge Queue (${targetBranch})`;
+}

@@ -1,0 +1,82 @@
+import type { QueueSettings } from "./settings.ts";
+import type {
+  CancelReason,
+  ImpactedTargets,
+  ProviderMergeability,
+  QueueStatus,
+  RequiredStatusesSource,
+} from "./state.ts";
+import type { StatusReport } from "./status-reports.ts";
+
+/** What GitHub says about a PR when it is submitted. */
+export interface PullRequestFacts {
+  readonly number: number;
+  readonly title: string;
+  readonly headSha: string;
+  readonly baseBranch: string;
+  readonly author: string;
+  readonly mergeability: ProviderMergeability;
+}
+
+/** Why GitHub refused a merge, as the executor tells it apart. */
+export type MergeFailure =
+  /** GitHub refused (branch protection, conflicts, …): the PR fails with `merge_rejected`. */
+  | { readonly kind: "rejected"; readonly message: string }
+  /** The PR head is no longer the tested head (contract 5.4): the PR is cancelled with `pr_updated`. */
+  | { readonly kind: "pr_head_moved" }
+  /** The target head was not the expected one: someone pushed outside the queue. */
+  | { readonly kind: "target_moved"; readonly headSha: string };
+
+/**
+ * Everything that can happen to a queue. The shell translates webhooks, API calls, command results and
+ * timer ticks into these; `step` decides what they mean.
+ */
+export type QueueEvent =
+  /** A submission (contract 5.1). For a PR already queued it changes priority / noBatch only. */
+  | {
+      readonly type: "pr_submitted";
+      /** Used when this starts a new submission (a PR not queued, or terminal). */
+      readonly submissionId: string;
+      readonly pr: PullRequestFacts;
+      /** 0..255; null: the default priority, or unchanged for a PR already queued. */
+      readonly priority: number | null;
+      readonly noBatch: boolean;
+    }
+  | { readonly type: "cancel_requested"; readonly prNumber: number; readonly reason: CancelReason }
+  | { readonly type: "restart_requested"; readonly prNumber: number }
+  | {
+      readonly type: "mergeability_observed";
+      readonly prNumber: number;
+      readonly headSha: string;
+      readonly mergeability: ProviderMergeability;
+    }
+  | ({ readonly type: "impacted_targets_set"; readonly prNumber: number } & ImpactedTargets)
+  /** updateQueue (contract 4, 5.8): any subset of the settings, and the state a user may set. */
+  | {
+      readonly type: "queue_updated";
+      readonly settings: Partial<QueueSettings>;
+      readonly status?: QueueStatus;
+    }
+  | { readonly type: "test_branch_created"; readonly runId: string; readonly sha: string }
+  | { readonly type: "test_branch_conflict"; readonly runId: string; readonly prNumber: number }
+  | {
+      readonly type: "required_statuses_resolved";
+      readonly runId: string;
+      readonly statuses: readonly string[];
+      readonly source: RequiredStatusesSource;
+    }
+  | { readonly type: "status_reported"; readonly sha: string; readonly report: StatusReport }
+  /** A push to the target branch (webhook or poll). */
+  | { readonly type: "target_branch_moved"; readonly sha: string }
+  /** Results of a merge command, matched by its `mergeId`; `sha`: the target head after the merge. */
+  | { readonly type: "merge_succeeded"; readonly mergeId: string; readonly sha: string }
+  | {
+      readonly type: "merge_failed";
+      readonly mergeId: string;
+      readonly prNumber: number;
+      readonly failure: MergeFailure;
+    }
+  /** Time passed (the time itself is `step`'s `now`): testing timeouts (contract 5.3). */
+  | { readonly type: "tick" };
+
+export type QueueEventType = QueueEvent["type"];

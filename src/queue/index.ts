@@ -1,0 +1,45 @@
+export type { QueueCommand, QueueCommandType } from "./commands.ts";
+export { queueStatusContext, testBranchName } from "./commands.ts";
+export type { MergeFailure, PullRequestFacts, QueueEvent, QueueEventType } from "./events.ts";
+export { commentMarker } from "./pr-comment.ts";
+export type { PriorityName } from "./priority.ts";
+export {
+  DEFAULT_PRIORITY_NAME,
+  DEFAULT_PRIORITY_VALUE,
+  MAX_PRIORITY_VALUE,
+  PRIORITY_VALUES,
+  parsePriority,
+  priorityNameOf,
+} from "./priority.ts";
+export type { Readiness } from "./readiness.ts";
+export type { DirectMergeMode, MergeMethod, OptimizationMode, QueueMode, QueueSettings } from "./settings.ts";
+export { DEFAULT_QUEUE_SETTINGS } from "./settings.ts";
+export type {
+  CancelReason,
+  FailureReason,
+  NewQueue,
+  ProviderMergeability,
+  PullRequestEntry,
+  PullRequestState,
+  QueueState,
+  QueueStatus,
+  RequiredStatusesSource,
+  StateReason,
+  TestRun,
+  TestRunStatus,
+} from "./state.ts";
+export { initialQueueState, isTerminal } from "./state.ts";
+export type { CheckRunReport, CommitStatusReport, StatusReport } from "./status-reports.ts";
+export type { StepResult } from "./step.ts";
+export { step } from "./step.ts";
+export type { EnqueuedPullRequestView, PullRequestView, QueueView, TestRunView } from "./views.ts";
+export {
+  acceptsNewSubmissions,
+  enqueuedPullRequests,
+  hasNonTerminalPullRequests,
+  nextDeadline,
+  pullRequestView,
+  pullRequestsAwaitingMergeability,
+  queueView,
+  testRunView,
+} from "./views.ts";

@@ -1,0 +1,75 @@
+import { queueStatusContext } from "./commands.ts";
+import type { QueueDraft } from "./draft.ts";
+import { queuePosition } from "./ordering.ts";
+import { renderPrComment } from "./pr-comment.ts";
+import type { PullRequestEntry, QueueState } from "./state.ts";
+
+/** GitHub limits a commit status description to 140 characters. */
+const DESCRIPTION_LIMIT = 140;
+
+type CommitState = "pending" | "success" | "failure" | "error";
+
+/** Contract 5.10: pending while queued or testing, success when merged, failure when failed, error when cancelled. */
+function commitStatusOf(
+  state: QueueState,
+  pr: PullRequestEntry,
+): { state: CommitState; description: string } {
+  switch (pr.state) {
+    case "merged":
+      return { state: "success", description: "Merged by the merge queue" };
+    case "failed":
+      return { state: "failure", description: `Failed (${pr.stateReason}): ${pr.stateDetail}` };
+    case "cancelled":
+      return { state: "error", description: `Cancelled (${pr.stateReason}): ${pr.stateDetail}` };
+    case "testing":
+      return { state: "pending", description: `Testing in run ${pr.testRunId}` };
+    case "tests_passed":
+      return { state: "pending", description: "Tests passed; waiting to merge" };
+    case "pending_failure":
+      return { state: "pending", description: "Tests failed; waiting before deciding" };
+    case "pending":
+    case "not_ready":
+      return {
+        state: "pending",
+        description: `Queued at position ${queuePosition(state, pr.number)}: ${pr.stateDetail}`,
+      };
+  }
+}
+
+function truncate(text: string): string {
+  return text.length <= DESCRIPTION_LIMIT ? text : `${text.slice(0, DESCRIPTION_LIMIT - 1)}…`;
+}
+
+/**
+ * One commit status and one comment update per PR whose state changed in this step, for its final state.
+ * Keys carry the length of the PR's history, so each update is its own outbox entry.
+ */
+export function notifyTransitions(draft: QueueDraft): void {
+  const state = draft.state;
+  for (const prNumber of draft.transitioned) {
+    const pr = state.prs[prNumber];
+    if (pr === undefined) continue;
+    const version = `${pr.submissionId}:${pr.history.length}`;
+    if (state.settings.statusCheckEnabled) {
+      const status = commitStatusOf(state, pr);
+      draft.emit({
+        type: "set_commit_status",
+        key: `commit-status:${version}`,
+        prNumber,
+        sha: pr.headSha,
+        context: queueStatusContext(state.targetBranch),
+        state: status.state,
+        description: truncate(status.description),
+      });
+    }
+    if (state.settings.commentsEnabled) {
+      draft.emit({
+        type: "upsert_pr_comment",
+        key: `pr-comment:${version}`,
+        prNumber,
+        submissionId: pr.submissionId,
+        body: renderPrComment(state, pr),
+      });
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import type { PullRequestEntry, QueueState } from "./state.ts";
+import { isStarted, isWaiting } from "./state.ts";
+
+/** Contract 5.2: priority value ascending, then submission time (then submission order, for equal times). */
+export function compareQueueOrder(a: PullRequestEntry, b: PullRequestEntry): number {
+  return (
+    a.priorityValue - b.priorityValue || a.submittedAt - b.submittedAt || a.submissionSeq - b.submissionSeq
+  );
+}
+
+function entryOf(prs: QueueState["prs"], prNumber: number): PullRequestEntry {
+  const entry = prs[prNumber];
+  if (entry === undefined) throw new Error(`PR #${prNumber} is in the line but has no entry`);
+  return entry;
+}
+
+/** How many PRs at the front of the line are started (they come first: see `QueueState.line`). */
+export function startedCount(state: Pick<QueueState, "line" | "prs">): number {
+  let count = 0;
+  while (count < state.line.length && isStarted(entryOf(state.prs, state.line[count] as number).state))
+    count++;
+  return count;
+}
+
+export function startedPrs(state: QueueState): readonly number[] {
+  return state.line.slice(0, startedCount(state));
+}
+
+export function waitingPrs(state: QueueState): readonly number[] {
+  return state.line.slice(startedCount(state));
+}
+
+/**
+ * Puts a PR that is not in the line at its place. A started PR goes on top of the stack of started ones
+ * (its run is built on them); a waiting PR goes among the waiting ones by priority and submission, behind
+ * every started PR, which keeps its place (contract 5.2). Terminal PRs have no place.
+ */
+export function placeInLine(line: number[], prs: QueueState["prs"], entry: PullRequestEntry): void {
+  const started = startedCount({ line, prs });
+  if (isStarted(entry.state)) {
+    line.splice(started, 0, entry.number);
+    return;
+  }
+  if (!isWaiting(entry.state)) return;
+  let low = started;
+  let high = line.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareQueueOrder(entryOf(prs, line[middle] as number), entry) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  line.splice(low, 0, entry.number);
+}
+
+export function removeFromLine(line: number[], prNumber: number): void {
+  const index = line.indexOf(prNumber);
+  if (index >= 0) line.splice(index, 1);
+}
+
+/** 1-based position in queue order, or null when the PR is not queued. */
+export function queuePosition(state: QueueState, prNumber: number): number | null {
+  const index = state.line.indexOf(prNumber);
+  return index < 0 ? null : index + 1;
+}

@@ -1,0 +1,249 @@
+import { releaseStarted, removeFromQueue } from "./abandonment.ts";
+import {
+  createTestBranch,
+  openTestPullRequest,
+  resolveRequiredStatuses,
+  testBranchName,
+} from "./commands.ts";
+import type { QueueDraft } from "./draft.ts";
+import { failRunTests } from "./failures.ts";
+import { compareQueueOrder, startedPrs, waitingPrs } from "./ordering.ts";
+import { skipsTheLine } from "./priority.ts";
+import { endRun, inProgressRuns, relevantRun, requireRun } from "./run-lifecycle.ts";
+import type { QueueState, RequiredStatusesSource, TestRun } from "./state.ts";
+import { isStarted } from "./state.ts";
+import type { StatusReport } from "./status-reports.ts";
+import { judgeRun, reportKey, supersedes } from "./status-reports.ts";
+import { requirePr, transition } from "./transitions.ts";
+
+const MINUTE_MS = 60_000;
+
+const NO_REQUIRED_STATUSES =
+  "No required statuses: set merge.required_statuses in .github/switchyard.yml or protect the branch.";
+
+/** Contract 5.8 / 5.7: new runs start only in running or draining, and not while the mode is switching. */
+function canStartRuns(draft: QueueDraft): boolean {
+  const { status, pendingMode } = draft.state;
+  return (status === "running" || status === "draining") && pendingMode === null;
+}
+
+/**
+ * Contract 5.2: an urgent PR skips the line. When it is ready, the first started PR ahead of it in line
+ * that it outranks goes back to waiting, and with it every run built on that PR; they restart behind it.
+ * A merge in flight cannot be undone, so its PRs stay ahead.
+ */
+function preemptForUrgent(draft: QueueDraft): void {
+  const state = draft.state;
+  const urgent = state.line.filter((prNumber) => {
+    const pr = requirePr(draft, prNumber);
+    return skipsTheLine(pr.priorityValue) && (pr.state === "pending" || isStarted(pr.state));
+  });
+  for (const urgentPr of urgent) {
+    const pr = requirePr(draft, urgentPr);
+    if (pr.state !== "pending" && !isStarted(pr.state)) continue;
+    const ahead = startedPrs(draft.state);
+    const limit = isStarted(pr.state) ? ahead.indexOf(urgentPr) : ahead.length;
+    const outranked = ahead
+      .slice(0, limit)
+      .find(
+        (prNumber) =>
+          !draft.state.merging?.prNumbers.includes(prNumber) &&
+          compareQueueOrder(requirePr(draft, prNumber), pr) > 0,
+      );
+    if (outranked !== undefined) {
+      releaseStarted(draft, outranked, {
+        to: "waiting",
+        reason: "urgent_pr_ahead",
+        detail: `Urgent #${urgentPr} skips the line; it will be tested again behind it.`,
+      });
+    }
+  }
+}
+
+/**
+ * Contract 5.3 (single mode): a run tests the PR on top of every started PR ahead of it, and is built on
+ * the test branch of the run of the last of them, so that its tested commit descends from theirs.
+ */
+function startRun(draft: QueueDraft, prNumbers: readonly number[]): void {
+  const state = draft.state;
+  const id = `${state.queueId}-${state.nextRunSeq}`;
+  const dependsOn = startedPrs(state);
+  const lastAhead = dependsOn.at(-1);
+  const baseRun = lastAhead === undefined ? undefined : relevantRun(state, requirePr(draft, lastAhead));
+  const baseSha = baseRun === undefined ? state.target.headSha : baseRun.testBranchSha;
+  const override = state.settings.requiredStatuses;
+  const requiredStatuses = override !== null && override.length > 0 ? override : null;
+  const run: TestRun = {
+    id,
+    prs: prNumbers.map((prNumber) => {
+      const pr = requirePr(draft, prNumber);
+      return { number: pr.number, headSha: pr.headSha, title: pr.title };
+    }),
+    dependsOn,
+    basisSha: state.target.basisSha,
+    mergeCountAtStart: state.target.mergeCount,
+    baseRunId: baseRun?.id ?? null,
+    baseSha,
+    testBranch: testBranchName(state, id),
+    testBranchSha: null,
+    status: "in_progress",
+    startedAt: draft.now,
+    endedAt: null,
+    endReason: null,
+    endDetail: "",
+    requiredStatuses,
+    requiredStatusesSource: requiredStatuses === null ? null : "merge_instance",
+    reports: {},
+    testPullRequest: state.settings.createPrsForTestingBranches,
+    branchDeleted: false,
+  };
+  draft.putRun(run);
+  draft.update({ nextRunSeq: state.nextRunSeq + 1 });
+  const onTopOf =
+    dependsOn.length > 0 ? dependsOn.map((prNumber) => `#${prNumber}`).join(", ") : state.targetBranch;
+  for (const prNumber of prNumbers) {
+    transition(draft, prNumber, "testing", "test_started", `Testing in run ${id} on top of ${onTopOf}.`, {
+      testRunId: id,
+    });
+  }
+  if (baseSha !== null) draft.emit(createTestBranch(run, baseSha));
+  if (requiredStatuses === null) draft.emit(resolveRequiredStatuses(state, run));
+}
+
+/** Contract 5.2: the first `concurrency` ready PRs test at once, each on top of the ones ahead. */
+export function startRuns(draft: QueueDraft): void {
+  if (!canStartRuns(draft)) return;
+  preemptForUrgent(draft);
+  let slots = draft.state.settings.concurrency - inProgressRuns(draft.state).length;
+  for (const prNumber of waitingPrs(draft.state)) {
+    if (slots <= 0) return;
+    if (requirePr(draft, prNumber).state !== "pending") continue;
+    startRun(draft, [prNumber]);
+    slots--;
+  }
+}
+
+function evaluateRun(draft: QueueDraft, runId: string): void {
+  const run = requireRun(draft, runId);
+  if (run.status !== "in_progress" || run.requiredStatuses === null || run.testBranchSha === null) return;
+  const verdict = judgeRun(run.requiredStatuses, run.reports);
+  if (verdict.kind === "succeeded") succeedRun(draft, run);
+  else if (verdict.kind === "failed") {
+    failRunTests(draft, runId, "tests_failed", `Required status ${verdict.name} failed: ${verdict.url}`);
+  }
+}
+
+/**
+ * Contract 5.3: the run's PRs passed. Contract 5.5: with optimistic merging the run also vouches for every
+ * PR ahead in its base still testing or in pending failure; their own runs are no longer needed.
+ */
+function succeedRun(draft: QueueDraft, run: TestRun): void {
+  endRun(draft, run.id, "succeeded", "succeeded", `All required statuses passed on ${run.testBranchSha}.`);
+  for (const { number } of run.prs) {
+    transition(draft, number, "tests_passed", "tests_passed", `Run ${run.id} passed; waiting to merge.`, {
+      passingRunId: run.id,
+    });
+  }
+  if (!draft.state.settings.canOptimisticallyMerge) return;
+  const behind = run.prs.map((pr) => `#${pr.number}`).join(", ");
+  for (const ahead of run.dependsOn) {
+    const pr = requirePr(draft, ahead);
+    if (pr.state !== "testing" && pr.state !== "pending_failure") continue;
+    const detail = `Run ${run.id} of ${behind} behind it passed with it; it merges with it (optimistic merge).`;
+    if (pr.state === "testing" && pr.testRunId !== null) {
+      endRun(draft, pr.testRunId, "cancelled", "superseded", detail);
+    }
+    transition(draft, ahead, "tests_passed", "vouched_by_run_behind", detail, {
+      passingRunId: run.id,
+      failuresBehind: 0,
+    });
+  }
+}
+
+export function onTestBranchCreated(draft: QueueDraft, runId: string, sha: string): void {
+  const run = draft.run(runId);
+  if (run?.status !== "in_progress" || run.testBranchSha !== null) return;
+  draft.putRun({ ...run, testBranchSha: sha });
+  if (run.testPullRequest) draft.emit(openTestPullRequest(draft.state, run));
+  for (const waiting of inProgressRuns(draft.state)) {
+    if (waiting.baseRunId === runId && waiting.baseSha === null) {
+      draft.putRun({ ...waiting, baseSha: sha });
+      draft.emit(createTestBranch(waiting, sha));
+    }
+  }
+  evaluateRun(draft, runId);
+}
+
+/** Contract 5.3: a conflict while building the test branch fails that PR; the rest is rebuilt without it. */
+export function onTestBranchConflict(draft: QueueDraft, runId: string, prNumber: number): void {
+  const run = draft.run(runId);
+  if (run?.status !== "in_progress" || !run.prs.some((pr) => pr.number === prNumber)) return;
+  const detail = `#${prNumber} does not merge cleanly on top of ${draft.state.targetBranch} and the PRs ahead of it.`;
+  endRun(draft, runId, "failed", "merge_conflict", detail);
+  // Whatever was built on it, or tested with it, is rebuilt without it.
+  removeFromQueue(draft, prNumber, { to: "failed", reason: "merge_conflict", detail });
+}
+
+/** Contract 5.3: required statuses, resolved for a run; none at all fails it at once. */
+export function onRequiredStatusesResolved(
+  draft: QueueDraft,
+  runId: string,
+  statuses: readonly string[],
+  source: RequiredStatusesSource,
+): void {
+  const run = draft.run(runId);
+  if (run?.status !== "in_progress" || run.requiredStatuses !== null) return;
+  if (statuses.length === 0) {
+    endRun(draft, runId, "failed", "no_required_statuses", NO_REQUIRED_STATUSES);
+    for (const pr of run.prs) {
+      removeFromQueue(draft, pr.number, {
+        to: "failed",
+        reason: "no_required_statuses",
+        detail: NO_REQUIRED_STATUSES,
+      });
+    }
+    return;
+  }
+  draft.putRun({ ...run, requiredStatuses: statuses, requiredStatusesSource: source });
+  evaluateRun(draft, runId);
+}
+
+/** Reports only count for the commit a run tests (contract 5.3 `testBranchSha`). */
+export function onStatusReported(draft: QueueDraft, sha: string, report: StatusReport): void {
+  for (const run of inProgressRuns(draft.state)) {
+    if (run.testBranchSha !== sha) continue;
+    const key = reportKey(report);
+    const recorded = run.reports[key];
+    if (recorded !== undefined && !supersedes(report, recorded)) continue;
+    draft.putRun({ ...run, reports: { ...run.reports, [key]: report } });
+    evaluateRun(draft, run.id);
+  }
+}
+
+/** Contract 5.3 `testingTimeoutMinutes`: when a run still missing a required status fails. */
+export function testingDeadline(state: QueueState, run: TestRun): number {
+  return run.startedAt + state.settings.testingTimeoutMinutes * MINUTE_MS;
+}
+
+export function onTick(draft: QueueDraft): void {
+  for (const run of inProgressRuns(draft.state)) {
+    if (draft.now < testingDeadline(draft.state, run)) continue;
+    const current = requireRun(draft, run.id);
+    if (current.status !== "in_progress") continue;
+    failRunTests(
+      draft,
+      run.id,
+      "timeout",
+      timeoutDetail(current, draft.state.settings.testingTimeoutMinutes),
+    );
+  }
+}
+
+function timeoutDetail(run: TestRun, minutes: number): string {
+  if (run.testBranchSha === null) return `The test branch was not created within ${minutes} minutes.`;
+  if (run.requiredStatuses === null)
+    return `The required statuses were not resolved within ${minutes} minutes.`;
+  const verdict = judgeRun(run.requiredStatuses, run.reports);
+  const missing = verdict.kind === "pending" ? verdict.waitingFor.join(", ") : "";
+  return `Required statuses ${missing} did not finish within ${minutes} minutes.`;
+}

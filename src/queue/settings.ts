@@ -1,0 +1,47 @@
+export type QueueMode = "single" | "parallel";
+export type MergeMethod = "merge_commit" | "squash" | "rebase";
+export type DirectMergeMode = "off" | "always";
+export type OptimizationMode = "off" | "bisection_skip_redundant_tests";
+
+/** The settings of one queue (contract 4); validation of ranges is the API's job. */
+export interface QueueSettings {
+  readonly mode: QueueMode;
+  readonly concurrency: number;
+  readonly testingTimeoutMinutes: number;
+  readonly canOptimisticallyMerge: boolean;
+  readonly pendingFailureDepth: number;
+  readonly batch: boolean;
+  readonly batchingMaxWaitTimeMinutes: number;
+  readonly batchingMinSize: number;
+  readonly createPrsForTestingBranches: boolean;
+  readonly commentsEnabled: boolean;
+  readonly commandsEnabled: boolean;
+  readonly statusCheckEnabled: boolean;
+  /** null: follows `concurrency` until set (contract 4). */
+  readonly bisectionConcurrency: number | null;
+  /** The queue's own override (`merge_instance`); null: resolved from the repo per run (contract 5.3). */
+  readonly requiredStatuses: readonly string[] | null;
+  readonly directMergeMode: DirectMergeMode;
+  readonly optimizationMode: OptimizationMode;
+  readonly mergeMethod: MergeMethod;
+}
+
+export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
+  mode: "single",
+  concurrency: 1,
+  testingTimeoutMinutes: 300,
+  canOptimisticallyMerge: false,
+  pendingFailureDepth: 0,
+  batch: false,
+  batchingMaxWaitTimeMinutes: 5,
+  batchingMinSize: 4,
+  createPrsForTestingBranches: false,
+  commentsEnabled: true,
+  commandsEnabled: true,
+  statusCheckEnabled: true,
+  bisectionConcurrency: null,
+  requiredStatuses: null,
+  directMergeMode: "off",
+  optimizationMode: "off",
+  mergeMethod: "squash",
+};

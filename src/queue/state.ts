@@ -1,0 +1,233 @@
+import type { QueueMode, QueueSettings } from "./settings.ts";
+import type { StatusReport } from "./status-reports.ts";
+
+/** The state a user sets (contract 5.8); `switching_modes` is derived from `pendingMode`. */
+export type QueueStatus = "running" | "paused" | "draining";
+
+/** PR states (contract 5.1). */
+export type PullRequestState =
+  | "not_ready"
+  | "pending"
+  | "testing"
+  | "tests_passed"
+  | "pending_failure"
+  | "merged"
+  | "failed"
+  | "cancelled";
+
+export type ProviderMergeability = "unspecified" | "in_progress" | "mergeable" | "not_mergeable";
+
+/** Why a PR was cancelled (contract 5.1, 5.10). */
+export type CancelReason =
+  "cancelled_by_user" | "pr_closed" | "pr_updated" | "pr_draft" | "base_changed" | "merged_outside_queue";
+
+/** Why a PR failed, or why its run failed while the decision waits (contract 5.1, 5.3, 5.4). */
+export type FailureReason =
+  "merge_conflict" | "tests_failed" | "timeout" | "no_required_statuses" | "merge_rejected";
+
+/** Why a PR went back to waiting and will be tested again (contract 5.1: testing → pending). */
+export type RequeueReason =
+  | "restart_requested"
+  | "target_moved"
+  | "urgent_pr_ahead"
+  | "pr_ahead_failed"
+  | "pr_ahead_cancelled"
+  | "pr_ahead_requeued"
+  | "passing_run_withdrawn";
+
+/** Every other step a PR takes through the queue. */
+export type ProgressReason =
+  | "submitted"
+  | "ready"
+  | "awaiting_readiness"
+  | "test_started"
+  | "tests_passed"
+  | "vouched_by_run_behind"
+  | "merged";
+
+/** `stateReason` of the PR record: a stable code for the latest transition. */
+export type StateReason = CancelReason | FailureReason | RequeueReason | ProgressReason;
+
+export interface Transition {
+  readonly state: PullRequestState;
+  readonly at: number;
+  readonly reason: StateReason;
+  readonly detail: string;
+}
+
+/** Impacted targets uploaded for one head SHA (contract 5.7); "ALL" intersects everything. */
+export interface ImpactedTargets {
+  readonly headSha: string;
+  readonly targets: readonly string[] | "ALL";
+}
+
+/** The latest submission of one PR number. */
+export interface PullRequestEntry {
+  readonly submissionId: string;
+  /** Breaks ties between submissions made in the same millisecond. */
+  readonly submissionSeq: number;
+  readonly number: number;
+  readonly title: string;
+  readonly headSha: string;
+  readonly baseBranch: string;
+  readonly author: string;
+  readonly priorityValue: number;
+  readonly usedDefaultPriority: boolean;
+  readonly noBatch: boolean;
+  readonly submittedAt: number;
+  readonly state: PullRequestState;
+  readonly stateReason: StateReason;
+  readonly stateDetail: string;
+  readonly stateChangedAt: number;
+  readonly mergeability: ProviderMergeability;
+  readonly impactedTargets: ImpactedTargets | null;
+  /** The latest run that tested this PR. */
+  readonly testRunId: string | null;
+  /** While tests_passed: the succeeded run whose tested commit contains this PR (its own, or one behind it). */
+  readonly passingRunId: string | null;
+  /** While pending_failure: failed runs behind it that contained it (contract 5.5 depth). */
+  readonly failuresBehind: number;
+  /** Its place in the sequence of PRs the queue merged, once merged. */
+  readonly mergeIndex: number | null;
+  /** A cancellation that arrived while its merge was in flight; applied if the merge fails. */
+  readonly cancelRequest: CancelReason | null;
+  readonly history: readonly Transition[];
+}
+
+export type TestRunStatus = "in_progress" | "succeeded" | "failed" | "cancelled";
+
+export type RequiredStatusesSource = "merge_instance" | "service_config" | "repo_provider_branch_protection";
+
+/** Why a run ended. */
+export type RunEndReason = FailureReason | RequeueReason | CancelReason | "succeeded" | "superseded";
+
+export interface TestedPullRequest {
+  readonly number: number;
+  readonly headSha: string;
+  readonly title: string;
+}
+
+/**
+ * One test of a predicted future of the target branch (contract 5.3): the target at `basisSha`, the
+ * `mergeCountAtStart` PRs the queue had merged on it, then `dependsOn`, then `prs`, merged in that order.
+ */
+export interface TestRun {
+  readonly id: string;
+  readonly prs: readonly TestedPullRequest[];
+  /** PRs ahead in its predicted base that were not merged yet when it started, in queue order. */
+  readonly dependsOn: readonly number[];
+  readonly basisSha: string;
+  readonly mergeCountAtStart: number;
+  /** The run whose test branch this one is built on; null: built on the target head. */
+  readonly baseRunId: string | null;
+  /** The commit the test branch starts from; null until the base run's branch exists. */
+  readonly baseSha: string | null;
+  readonly testBranch: string;
+  readonly testBranchSha: string | null;
+  readonly status: TestRunStatus;
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  readonly endReason: RunEndReason | null;
+  readonly endDetail: string;
+  readonly requiredStatuses: readonly string[] | null;
+  readonly requiredStatusesSource: RequiredStatusesSource | null;
+  /** Latest report per check, keyed by `reportKey`. */
+  readonly reports: Readonly<Record<string, StatusReport>>;
+  /** Whether a draft PR is opened for the test branch (createPrsForTestingBranches when it started). */
+  readonly testPullRequest: boolean;
+  readonly branchDeleted: boolean;
+}
+
+/**
+ * What the queue knows of its target branch. The queue's own merges are counted on top of `basisSha`,
+ * the last head it did not produce itself, so the Not Rocket Science check (contract 5.4) can compare a
+ * run's predicted base with what the branch holds.
+ */
+export interface TargetBranchState {
+  readonly headSha: string;
+  readonly basisSha: string;
+  /** PRs merged by the queue so far (never reset, so merge indexes stay unique). */
+  readonly mergeCount: number;
+  /** Heads already accounted for, so late or repeated push webhooks are recognised. */
+  readonly recentHeads: readonly string[];
+  /** Unknown heads reported while a merge was in flight: ours or not is decided by the merge result. */
+  readonly headsSeenWhileMerging: readonly string[];
+}
+
+export interface MergeInFlight {
+  readonly id: string;
+  readonly runId: string;
+  readonly prNumbers: readonly number[];
+}
+
+export interface QueueState {
+  /** Unique per queue incarnation: run ids, and so test branch names, derive from it. */
+  readonly queueId: string;
+  readonly targetBranch: string;
+  readonly testBranchPrefix: string;
+  readonly settings: QueueSettings;
+  readonly status: QueueStatus;
+  /** A mode change waiting for the runs in flight to end (contract 5.7 `switching_modes`). */
+  readonly pendingMode: QueueMode | null;
+  readonly target: TargetBranchState;
+  /** The latest submission per PR number, terminal ones included. */
+  readonly prs: Readonly<Record<number, PullRequestEntry>>;
+  /**
+   * The non-terminal PRs in queue order: first the started ones (testing, tests_passed, pending_failure)
+   * in the order their runs stack, then the waiting ones (not_ready, pending) by priority and submission.
+   */
+  readonly line: readonly number[];
+  readonly runs: Readonly<Record<string, TestRun>>;
+  readonly merging: MergeInFlight | null;
+  readonly nextRunSeq: number;
+  readonly nextSubmissionSeq: number;
+}
+
+export interface NewQueue {
+  readonly queueId: string;
+  readonly targetBranch: string;
+  readonly targetHeadSha: string;
+  readonly testBranchPrefix: string;
+  readonly settings: QueueSettings;
+  readonly status?: QueueStatus;
+}
+
+export function initialQueueState(queue: NewQueue): QueueState {
+  return {
+    queueId: queue.queueId,
+    targetBranch: queue.targetBranch,
+    testBranchPrefix: queue.testBranchPrefix,
+    settings: queue.settings,
+    status: queue.status ?? "running",
+    pendingMode: null,
+    target: {
+      headSha: queue.targetHeadSha,
+      basisSha: queue.targetHeadSha,
+      mergeCount: 0,
+      recentHeads: [queue.targetHeadSha],
+      headsSeenWhileMerging: [],
+    },
+    prs: {},
+    line: [],
+    runs: {},
+    merging: null,
+    nextRunSeq: 1,
+    nextSubmissionSeq: 1,
+  };
+}
+
+const STARTED: ReadonlySet<PullRequestState> = new Set(["testing", "tests_passed", "pending_failure"]);
+const TERMINAL: ReadonlySet<PullRequestState> = new Set(["merged", "failed", "cancelled"]);
+
+/** Started PRs hold a place in the stack of runs; nothing may be inserted ahead of them (contract 5.2). */
+export function isStarted(state: PullRequestState): boolean {
+  return STARTED.has(state);
+}
+
+export function isTerminal(state: PullRequestState): boolean {
+  return TERMINAL.has(state);
+}
+
+export function isWaiting(state: PullRequestState): boolean {
+  return state === "not_ready" || state === "pending";
+}

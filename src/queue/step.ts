@@ -1,0 +1,81 @@
+import { onCancelRequested, onRestartRequested } from "./cancellation.ts";
+import type { QueueCommand } from "./commands.ts";
+import { QueueDraft } from "./draft.ts";
+import type { QueueEvent } from "./events.ts";
+import { resolvePendingFailures } from "./failures.ts";
+import { onMergeFailed, onMergeSucceeded, planMerge } from "./merging.ts";
+import { notifyTransitions } from "./notifications.ts";
+import { applyPendingMode, onQueueUpdated } from "./queue-control.ts";
+import {
+  onRequiredStatusesResolved,
+  onStatusReported,
+  onTestBranchConflict,
+  onTestBranchCreated,
+  onTick,
+  startRuns,
+} from "./runs.ts";
+import type { QueueState } from "./state.ts";
+import { onImpactedTargetsSet, onMergeabilityObserved, onSubmitted } from "./submissions.ts";
+import { onTargetMoved } from "./target-branch.ts";
+
+export interface StepResult {
+  /** The input state itself when the event changed nothing. */
+  readonly state: QueueState;
+  readonly commands: readonly QueueCommand[];
+}
+
+function apply(draft: QueueDraft, event: QueueEvent): void {
+  switch (event.type) {
+    case "pr_submitted":
+      return onSubmitted(draft, event.submissionId, event.pr, event.priority, event.noBatch);
+    case "cancel_requested":
+      return onCancelRequested(draft, event.prNumber, event.reason);
+    case "restart_requested":
+      return onRestartRequested(draft, event.prNumber);
+    case "mergeability_observed":
+      return onMergeabilityObserved(draft, event.prNumber, event.headSha, event.mergeability);
+    case "impacted_targets_set":
+      return onImpactedTargetsSet(draft, event.prNumber, { headSha: event.headSha, targets: event.targets });
+    case "queue_updated":
+      return onQueueUpdated(draft, event.settings, event.status);
+    case "test_branch_created":
+      return onTestBranchCreated(draft, event.runId, event.sha);
+    case "test_branch_conflict":
+      return onTestBranchConflict(draft, event.runId, event.prNumber);
+    case "required_statuses_resolved":
+      return onRequiredStatusesResolved(draft, event.runId, event.statuses, event.source);
+    case "status_reported":
+      return onStatusReported(draft, event.sha, event.report);
+    case "target_branch_moved":
+      return onTargetMoved(draft, event.sha);
+    case "merge_succeeded":
+      return onMergeSucceeded(draft, event.mergeId, event.sha);
+    case "merge_failed":
+      return onMergeFailed(draft, event.mergeId, event.prNumber, event.failure);
+    case "tick":
+      return onTick(draft);
+  }
+}
+
+/**
+ * Brings the queue to rest after an event: decide pending failures (front to back), merge what passed,
+ * then start runs. Applied to a state at rest it changes nothing, so a repeated event stays a no-op.
+ */
+function settle(draft: QueueDraft): void {
+  resolvePendingFailures(draft);
+  planMerge(draft);
+  applyPendingMode(draft);
+  startRuns(draft);
+}
+
+/**
+ * The queue core: the next state and the commands to execute for one event at time `now` (epoch ms).
+ * Pure: no I/O, no clock, no randomness, and the input state is never mutated.
+ */
+export function step(state: QueueState, event: QueueEvent, now: number): StepResult {
+  const draft = new QueueDraft(state, now);
+  apply(draft, event);
+  settle(draft);
+  notifyTransitions(draft);
+  return { state: draft.result(), commands: draft.commands };
+}

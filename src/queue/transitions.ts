@@ -1,0 +1,114 @@
+import type { QueueDraft } from "./draft.ts";
+import { placeInLine, removeFromLine } from "./ordering.ts";
+import { isReady, readinessDetail, readinessOf } from "./readiness.ts";
+import type { PullRequestEntry, PullRequestState, StateReason } from "./state.ts";
+import { isStarted, isTerminal, isWaiting } from "./state.ts";
+
+export type EntryPatch = Partial<
+  Pick<
+    PullRequestEntry,
+    | "testRunId"
+    | "passingRunId"
+    | "failuresBehind"
+    | "mergeIndex"
+    | "cancelRequest"
+    | "priorityValue"
+    | "noBatch"
+  > &
+    Pick<PullRequestEntry, "usedDefaultPriority" | "mergeability" | "impactedTargets">
+>;
+
+function placeClass(state: PullRequestState): "started" | "waiting" | "terminal" {
+  if (isStarted(state)) return "started";
+  return isTerminal(state) ? "terminal" : "waiting";
+}
+
+export function requirePr(draft: QueueDraft, prNumber: number): PullRequestEntry {
+  const entry = draft.pr(prNumber);
+  if (entry === undefined) throw new Error(`no PR #${prNumber} in queue ${draft.state.queueId}`);
+  return entry;
+}
+
+/**
+ * Moves a PR to a new state, recording when and why (contract 5.1), and keeps the line in order: the only
+ * place where PRs enter, move within or leave the line.
+ */
+export function transition(
+  draft: QueueDraft,
+  prNumber: number,
+  to: PullRequestState,
+  reason: StateReason,
+  detail: string,
+  patch: EntryPatch = {},
+): void {
+  const before = requirePr(draft, prNumber);
+  const after: PullRequestEntry = {
+    ...before,
+    ...patch,
+    state: to,
+    stateReason: reason,
+    stateDetail: detail,
+    stateChangedAt: draft.now,
+    history: [...before.history, { state: to, at: draft.now, reason, detail }],
+  };
+  draft.transitioned.add(prNumber);
+  if (placeClass(before.state) === placeClass(to)) {
+    draft.putPr(after);
+    return;
+  }
+  const line = draft.mutableLine();
+  removeFromLine(line, prNumber);
+  draft.putPr(after);
+  placeInLine(line, draft.state.prs, after);
+}
+
+/** Changes facts of a PR without a transition; a waiting PR whose priority changed moves to its new place. */
+export function patchPr(draft: QueueDraft, prNumber: number, patch: EntryPatch): void {
+  const before = requirePr(draft, prNumber);
+  const after: PullRequestEntry = { ...before, ...patch };
+  const reorder = isWaiting(before.state) && before.priorityValue !== after.priorityValue;
+  if (!reorder) {
+    draft.putPr(after);
+    return;
+  }
+  const line = draft.mutableLine();
+  removeFromLine(line, prNumber);
+  draft.putPr(after);
+  placeInLine(line, draft.state.prs, after);
+}
+
+/** A new submission takes its place in the line (contract 5.1: submitted → not_ready | pending). */
+export function enterQueue(draft: QueueDraft, entry: PullRequestEntry): void {
+  draft.putPr(entry);
+  placeInLine(draft.mutableLine(), draft.state.prs, entry);
+  draft.transitioned.add(entry.number);
+}
+
+/** Back to waiting (contract 5.1: testing → pending): pending when still ready, else not_ready. */
+export function returnToWaiting(
+  draft: QueueDraft,
+  prNumber: number,
+  reason: StateReason,
+  detail: string,
+  patch: EntryPatch = {},
+): void {
+  const entry = requirePr(draft, prNumber);
+  const to = isReady(readinessOf(draft.state, entry)) ? "pending" : "not_ready";
+  transition(draft, prNumber, to, reason, detail, { passingRunId: null, failuresBehind: 0, ...patch });
+}
+
+/** A waiting PR follows its readiness (contract 5.1: not_ready ↔ pending). */
+export function refreshReadiness(draft: QueueDraft, prNumber: number): void {
+  const entry = requirePr(draft, prNumber);
+  if (entry.state !== "not_ready" && entry.state !== "pending") return;
+  const readiness = readinessOf(draft.state, entry);
+  const to = isReady(readiness) ? "pending" : "not_ready";
+  if (to === entry.state) return;
+  transition(
+    draft,
+    prNumber,
+    to,
+    to === "pending" ? "ready" : "awaiting_readiness",
+    readinessDetail(draft.state, readiness),
+  );
+}

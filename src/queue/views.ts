@@ -1,0 +1,193 @@
+import { queuePosition } from "./ordering.ts";
+import { DEFAULT_PRIORITY_NAME, priorityNameOf, skipsTheLine } from "./priority.ts";
+import type { Readiness } from "./readiness.ts";
+import { readinessOf } from "./readiness.ts";
+import { inProgressRuns } from "./run-lifecycle.ts";
+import { testingDeadline } from "./runs.ts";
+import type { QueueSettings } from "./settings.ts";
+import type {
+  PullRequestEntry,
+  PullRequestState,
+  QueueState,
+  RequiredStatusesSource,
+  StateReason,
+  TestRunStatus,
+} from "./state.ts";
+import { isTerminal, isWaiting } from "./state.ts";
+import type { CheckRunReport, CommitStatusReport } from "./status-reports.ts";
+
+function iso(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+/** An item of getQueue's `enqueuedPullRequests` (interface 2.3). */
+export interface EnqueuedPullRequestView {
+  readonly id: string;
+  readonly prNumber: number;
+  readonly prTitle: string;
+  readonly prSha: string;
+  readonly prBaseBranch: string;
+  readonly prAuthor: string;
+  readonly stateChangedAt: string;
+  readonly priorityValue: number;
+  readonly priorityName: string;
+  readonly skipTheLine: boolean;
+  readonly noBatch: boolean;
+  readonly usedDefaultPriorityName?: string;
+}
+
+/** The PR record (interface 2.2, contract 4). */
+export interface PullRequestView extends EnqueuedPullRequestView {
+  readonly state: PullRequestState;
+  readonly stateReason: StateReason;
+  readonly stateDetail: string;
+  readonly forceEnqueued: boolean;
+  readonly isCurrentlySubmittedToQueue: boolean;
+  readonly readiness: Readiness;
+  readonly testRunId: string | null;
+  /** 1-based, while queued. */
+  readonly position: number | null;
+}
+
+function enqueuedView(pr: PullRequestEntry): EnqueuedPullRequestView {
+  return {
+    id: pr.submissionId,
+    prNumber: pr.number,
+    prTitle: pr.title,
+    prSha: pr.headSha,
+    prBaseBranch: pr.baseBranch,
+    prAuthor: pr.author,
+    stateChangedAt: iso(pr.stateChangedAt),
+    priorityValue: pr.priorityValue,
+    priorityName: priorityNameOf(pr.priorityValue),
+    skipTheLine: skipsTheLine(pr.priorityValue),
+    noBatch: pr.noBatch,
+    ...(pr.usedDefaultPriority ? { usedDefaultPriorityName: DEFAULT_PRIORITY_NAME } : {}),
+  };
+}
+
+/** The latest submission of a PR, or null when it was never submitted. */
+export function pullRequestView(state: QueueState, prNumber: number): PullRequestView | null {
+  const pr = state.prs[prNumber];
+  if (pr === undefined) return null;
+  return {
+    ...enqueuedView(pr),
+    state: pr.state,
+    stateReason: pr.stateReason,
+    stateDetail: pr.stateDetail,
+    forceEnqueued: false,
+    isCurrentlySubmittedToQueue: !isTerminal(pr.state),
+    readiness: readinessOf(state, pr),
+    testRunId: pr.testRunId,
+    position: queuePosition(state, prNumber),
+  };
+}
+
+/** Every non-terminal PR, in queue order (contract 4 getQueue). */
+export function enqueuedPullRequests(state: QueueState): EnqueuedPullRequestView[] {
+  return state.line.map((prNumber) => enqueuedView(state.prs[prNumber] as PullRequestEntry));
+}
+
+/** deleteQueue is refused while this holds (contract 4 `queue_not_empty`). */
+export function hasNonTerminalPullRequests(state: QueueState): boolean {
+  return state.line.length > 0;
+}
+
+/** submitPullRequest of a PR not yet queued is refused while draining (contract 5.8 `queue_draining`). */
+export function acceptsNewSubmissions(state: QueueState): boolean {
+  return state.status !== "draining";
+}
+
+export type QueueView = Omit<QueueSettings, "bisectionConcurrency"> & {
+  readonly state: "running" | "paused" | "draining" | "switching_modes";
+  readonly branch: string;
+  readonly bisectionConcurrency: number;
+  readonly enqueuedPullRequests: EnqueuedPullRequestView[];
+};
+
+/** The queue record (interface 2.3). */
+export function queueView(state: QueueState): QueueView {
+  const { settings } = state;
+  return {
+    ...settings,
+    state: state.pendingMode === null ? state.status : "switching_modes",
+    branch: state.targetBranch,
+    bisectionConcurrency: settings.bisectionConcurrency ?? settings.concurrency,
+    enqueuedPullRequests: enqueuedPullRequests(state),
+  };
+}
+
+export interface TestRunView {
+  readonly id: string;
+  readonly requiredStatuses: readonly string[];
+  readonly requiredStatusesSource?: RequiredStatusesSource;
+  readonly testBranch: string;
+  /** Empty until the branch exists. */
+  readonly testBranchSha: string;
+  readonly checkSuites: {
+    readonly checkRuns: { name: string; url: string; status: string; conclusion: string | null }[];
+  }[];
+  readonly statusChecks: { context: string; url: string; state: string }[];
+  readonly testedPullRequests: { prNumber: number; prUrl: string; title: string }[];
+  readonly createdAt: string;
+  readonly status: TestRunStatus;
+  readonly dependentPrs: readonly number[];
+}
+
+/** The test run record (interface 2.4); `prUrl` builds a PR's URL, which the core does not know. */
+export function testRunView(
+  state: QueueState,
+  runId: string,
+  prUrl: (prNumber: number) => string,
+): TestRunView | null {
+  const run = state.runs[runId];
+  if (run === undefined) return null;
+  const reports = Object.values(run.reports);
+  const suites = new Map<number | null, CheckRunReport[]>();
+  for (const report of reports) {
+    if (report.kind !== "check_run") continue;
+    suites.set(report.checkSuiteId, [...(suites.get(report.checkSuiteId) ?? []), report]);
+  }
+  return {
+    id: run.id,
+    requiredStatuses: run.requiredStatuses ?? [],
+    ...(run.requiredStatusesSource === null ? {} : { requiredStatusesSource: run.requiredStatusesSource }),
+    testBranch: run.testBranch,
+    testBranchSha: run.testBranchSha ?? "",
+    checkSuites: [...suites.values()].map((checkRuns) => ({
+      checkRuns: checkRuns.map(({ name, url, status, conclusion }) => ({ name, url, status, conclusion })),
+    })),
+    statusChecks: reports
+      .filter((report): report is CommitStatusReport => report.kind === "status")
+      .map(({ name, url, state: reportState }) => ({ context: name, url, state: reportState })),
+    testedPullRequests: run.prs.map((pr) => ({
+      prNumber: pr.number,
+      prUrl: prUrl(pr.number),
+      title: pr.title,
+    })),
+    createdAt: iso(run.startedAt),
+    status: run.status,
+    dependentPrs: run.dependsOn,
+  };
+}
+
+/** When the shell should tick next (epoch ms): the earliest testing timeout in flight, or null. */
+export function nextDeadline(state: QueueState): number | null {
+  const deadlines = inProgressRuns(state).map((run) => testingDeadline(state, run));
+  return deadlines.length === 0 ? null : Math.min(...deadlines);
+}
+
+/**
+ * Waiting PRs whose mergeability GitHub has not settled: the shell re-reads them rather than waiting for a
+ * webhook that never comes (contract 5.1).
+ */
+export function pullRequestsAwaitingMergeability(state: QueueState): number[] {
+  return state.line.filter((prNumber) => {
+    const pr = state.prs[prNumber];
+    return (
+      pr !== undefined &&
+      isWaiting(pr.state) &&
+      (pr.mergeability === "unspecified" || pr.mergeability === "in_progress")
+    );
+  });
+}
