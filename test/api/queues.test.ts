@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { newId } from "../../src/store/ids.ts";
 import { insertSubmission } from "../../src/store/submissions.ts";
 import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
-import { createTestStore, type TestStore } from "../support/database.ts";
+import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
 
@@ -14,7 +14,7 @@ function installedOnWidgets(installationId = 4242) {
     .reply(200, { id: installationId, account: { login: "acme" } });
 }
 
-describe("queue administration over HTTP", () => {
+describe.each(testDialects)("queue administration over HTTP on %s", (dialect) => {
   let store: TestStore;
   let server: TestServer;
   let token: string;
@@ -23,7 +23,7 @@ describe("queue administration over HTTP", () => {
   afterAll(() => nock.enableNetConnect());
   beforeEach(async () => {
     nock.enableNetConnect("127.0.0.1");
-    store = await createTestStore("sqlite");
+    store = await createTestStore(dialect);
     server = await startTestServer(store);
     token = await tokenFor(store, "acme");
   });
