@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { commentMarker } from "../../src/queue/index.ts";
+import { aCheckRun, aScenario } from "../support/queue-factories.ts";
+
+describe("GitHub-side notifications (contract 5.10)", () => {
+  it("sets the queue's commit status on the PR head, pending while queued", () => {
+    const queue = aScenario({}, "paused");
+
+    queue.submit(1);
+
+    expect(queue.commandsOf("set_commit_status")).toEqual([
+      {
+        type: "set_commit_status",
+        key: "commit-status:sub-1:1",
+        prNumber: 1,
+        sha: "head-1",
+        context: "Switchyard Merge Queue (main)",
+        state: "pending",
+        description: "Queued at position 1: Submitted. Ready to be tested.",
+      },
+    ]);
+  });
+
+  it("reports success when merged, failure when failed and error when cancelled", () => {
+    const merged = aScenario().submit(1).pass(1).mergeSucceeds();
+    const failed = aScenario().submit(1).fail(1);
+    const cancelled = aScenario().submit(1);
+    cancelled.on({ type: "cancel_requested", prNumber: 1, reason: "cancelled_by_user" });
+
+    expect(
+      [merged, failed, cancelled].map((queue) => queue.commandsOf("set_commit_status").at(-1)?.state),
+    ).toEqual(["success", "failure", "error"]);
+  });
+
+  it("sends one update per PR and step, for its final state", () => {
+    const queue = aScenario();
+
+    queue.submit(1);
+
+    expect(queue.commandsOf("set_commit_status")).toEqual([
+      expect.objectContaining({ key: "commit-status:sub-1:2", description: "Testing in run q-1" }),
+    ]);
+    expect(queue.commandsOf("upsert_pr_comment")).toHaveLength(1);
+  });
+
+  it("keeps one comment per submission, marked with the submission id, showing state, position and run", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1, 2);
+
+    const comment = queue.commandsOf("upsert_pr_comment")[0];
+
+    expect(comment).toMatchObject({ key: "pr-comment:sub-2:2", prNumber: 2, submissionId: "sub-2" });
+    expect(comment?.body.startsWith(commentMarker("sub-2"))).toBe(true);
+    expect(comment?.body).toContain("**Testing** (position 2 of 2)");
+    expect(comment?.body).toContain("Latest test run: `q-2` on branch `mq/main/q-2`.");
+  });
+
+  it("says on failure why, and what to do", () => {
+    const queue = aScenario().submit(1).fail(1);
+
+    const body = queue.commandsOf("upsert_pr_comment")[0]?.body;
+
+    expect(body).toContain("**Failed**");
+    expect(body).toContain("Required status ci failed: https://ci.example/1");
+    expect(body).toContain(
+      "**What to do:** Look at the failed status above, fix it, push, and submit it again with `/merge`.",
+    );
+  });
+
+  it("tells how to configure required statuses when there are none", () => {
+    const queue = aScenario({ requiredStatuses: null }).submit(1);
+
+    queue.on({ type: "required_statuses_resolved", runId: "q-1", statuses: [], source: "service_config" });
+
+    expect(queue.commandsOf("upsert_pr_comment")[0]?.body).toContain(
+      "Set `merge.required_statuses` in `.github/switchyard.yml`",
+    );
+  });
+
+  it("sends no comment and no commit status when both are disabled", () => {
+    const queue = aScenario({ commentsEnabled: false, statusCheckEnabled: false });
+
+    queue.submit(1);
+
+    expect(queue.commands.map((command) => command.type)).toEqual(["create_test_branch"]);
+  });
+
+  it("keeps commit status descriptions within GitHub's 140 characters", () => {
+    const queue = aScenario().submit(1);
+
+    queue.report(1, aCheckRun({ conclusion: "failure", url: `https://ci.example/${"x".repeat(200)}` }));
+
+    expect(queue.commandsOf("set_commit_status")[0]?.description).toHaveLength(140);
+  });
+});
