@@ -1,24 +1,53 @@
-// The Probot app: wires webhooks to the domain and mounts the /v1 API into Probot's server.
+// The Probot app: wires webhooks to the domain, runs the merge queue engine, mounts the /v1 API.
 import type { ApplicationFunction } from "probot";
 import { apiHandler, buildApi } from "./api/server.ts";
 import type { Config } from "./config.ts";
+import { GitHubCommandExecutor } from "./github/command-executor.ts";
+import { GitHubGateway } from "./github/gateway.ts";
 import { githubInstallations, registerInstallationWebhooks } from "./github/installations.ts";
+import { registerQueueWebhooks } from "./github/webhooks/index.ts";
+import { MergeQueueEngine } from "./runner/engine.ts";
 import type { Store } from "./store/database.ts";
+import { pullRequestUrl } from "./urls.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export interface AppDependencies {
   config: Config;
   store: Store;
   clock?: () => number;
+  /** Receives the engine once built (the process entry stops it; tests drive it). */
+  onEngine?: (engine: MergeQueueEngine) => void;
+  /** Start the background timers (tests step the scheduler themselves). */
+  startScheduler?: boolean;
 }
 
-export function switchyardApp({ config, store, clock = Date.now }: AppDependencies): ApplicationFunction {
+export function switchyardApp({
+  config,
+  store,
+  clock = Date.now,
+  onEngine,
+  startScheduler = true,
+}: AppDependencies): ApplicationFunction {
   return async (app, { addHandler }) => {
+    const github = new GitHubGateway(app);
+    const engine = new MergeQueueEngine({
+      store,
+      clock,
+      log: app.log,
+      executor: new GitHubCommandExecutor(github, store),
+      github,
+      prUrl: (location, prNumber) => pullRequestUrl(config, location, prNumber),
+      testBranchPrefix: config.testBranchPrefix,
+      schedule: { tickIntervalMs: 5_000, pollIntervalMs: config.pollIntervalSeconds * 1000 },
+    });
+    onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
+    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log });
     const api = await buildApi(
-      { config, store, installations: githubInstallations(app), log: app.log, clock },
+      { config, store, installations: githubInstallations(app), github, engine, log: app.log, clock },
       packageJson.version,
     );
     addHandler?.(apiHandler(api));
+    if (startScheduler) engine.start();
   };
 }

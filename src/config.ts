@@ -13,12 +13,16 @@ export interface Config {
   databaseUrl: string;
   /** The GitHub host repos live on: github.com, or the GHE_HOST of a GitHub Enterprise Server. */
   githubHost: string;
+  /** Where people open that host in a browser (https://github.com, or GHE_PROTOCOL://GHE_HOST). */
+  githubWebUrl: string;
   /** Null until the app is registered: the server then shows Probot's setup page. */
   githubApp: GitHubAppCredentials | null;
   webhookSecret: string | undefined;
   testBranchPrefix: string;
   publicUrl: string;
   testResultsRetentionDays: number;
+  /** How often runs in flight and unsettled mergeability are read from GitHub (missed webhooks). */
+  pollIntervalSeconds: number;
   logLevel: LogLevel;
 }
 
@@ -87,11 +91,13 @@ export function loadConfig(env: Env = process.env): Config {
     host: read("HOST"),
     databaseUrl,
     githubHost: (read("GHE_HOST") ?? "github.com").toLowerCase(),
+    githubWebUrl: `${read("GHE_HOST") === undefined ? "https" : (read("GHE_PROTOCOL") ?? "https")}://${(read("GHE_HOST") ?? "github.com").toLowerCase()}`,
     githubApp,
     webhookSecret: read("WEBHOOK_SECRET"),
     testBranchPrefix,
     publicUrl: (publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     testResultsRetentionDays: integer("TEST_RESULTS_RETENTION_DAYS", 90, 1, 3650),
+    pollIntervalSeconds: integer("POLL_INTERVAL_SECONDS", 60, 5, 3600),
     logLevel,
   };
 }

@@ -8,17 +8,21 @@ describe("configuration from the environment", () => {
       host: undefined,
       databaseUrl: "file:./data/switchyard.db",
       githubHost: "github.com",
+      githubWebUrl: "https://github.com",
       githubApp: null,
       webhookSecret: undefined,
       testBranchPrefix: "mq/",
       publicUrl: "http://localhost:3000",
       testResultsRetentionDays: 90,
+      pollIntervalSeconds: 60,
       logLevel: "info",
     });
   });
 
-  it("takes GitHub Enterprise Server's host from GHE_HOST", () => {
-    expect(loadConfig({ GHE_HOST: "GHE.Example.com" }).githubHost).toBe("ghe.example.com");
+  it("takes GitHub Enterprise Server's host from GHE_HOST, and its protocol from GHE_PROTOCOL", () => {
+    const config = loadConfig({ GHE_HOST: "GHE.Example.com", GHE_PROTOCOL: "http" });
+    expect(config.githubHost).toBe("ghe.example.com");
+    expect(config.githubWebUrl).toBe("http://ghe.example.com");
   });
 
   it("restores newlines of a private key pasted on one line", () => {

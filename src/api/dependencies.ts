@@ -1,5 +1,7 @@
 import type { Logger } from "probot";
 import type { Config } from "../config.ts";
+import type { OpenPullRequest, RepoAddress } from "../github/gateway.ts";
+import type { MergeQueueEngine } from "../runner/engine.ts";
 import type { Store } from "../store/database.ts";
 import type { RepositoryRef } from "../store/repositories.ts";
 
@@ -9,10 +11,18 @@ export interface InstallationDirectory {
   findInstallation(ref: RepositoryRef): Promise<(RepositoryRef & { installationId: number }) | null>;
 }
 
+/** What the API reads from GitHub through the repository's installation. */
+export interface GitHubReader {
+  pullRequest(repo: RepoAddress, number: number): Promise<OpenPullRequest | null>;
+  branchHead(repo: RepoAddress, branch: string): Promise<string | null>;
+}
+
 export interface ApiDependencies {
   config: Config;
   store: Store;
   installations: InstallationDirectory;
+  github: GitHubReader;
+  engine: MergeQueueEngine;
   log: Logger;
   clock: () => number;
 }

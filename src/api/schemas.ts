@@ -85,23 +85,46 @@ export type UpdateQueueRequest = Static<typeof UpdateQueueRequest>;
 export const QueueRequest = Type.Object(QueueTarget);
 export type QueueRequest = Static<typeof QueueRequest>;
 
-export const EnqueuedPullRequest = Type.Object(
+const enqueuedPullRequestFields = {
+  id: Type.String({ description: "the submission id: a PR submitted again gets a new one" }),
+  prNumber: Type.Integer(),
+  prTitle: Type.String(),
+  prSha: Type.String(),
+  prBaseBranch: Type.String(),
+  prAuthor: Type.String(),
+  stateChangedAt: Timestamp,
+  priorityValue: Type.Integer({ minimum: 0, maximum: 255 }),
+  priorityName: Type.String(),
+  skipTheLine: Type.Boolean(),
+  noBatch: Type.Boolean(),
+  usedDefaultPriorityName: Type.Optional(Type.String()),
+};
+
+export const EnqueuedPullRequest = Type.Object(enqueuedPullRequestFields, { $id: "EnqueuedPullRequest" });
+
+export const PullRequestRecord = Type.Object(
   {
-    id: Type.String(),
+    ...enqueuedPullRequestFields,
     state: LowercaseEnum(pullRequestStates),
-    stateChangedAt: Timestamp,
-    priorityValue: Type.Integer(),
-    priorityName: Type.String(),
-    skipTheLine: Type.Boolean(),
-    noBatch: Type.Boolean(),
-    prNumber: Type.Integer(),
-    prTitle: Type.String(),
-    prSha: Type.String(),
-    prBaseBranch: Type.String(),
-    prAuthor: Type.String(),
-    usedDefaultPriorityName: Type.Optional(Type.String()),
+    stateReason: Type.String({ description: "stable code of the latest transition, e.g. tests_failed" }),
+    stateDetail: Type.String({ description: "one human sentence" }),
+    forceEnqueued: Type.Boolean(),
+    isCurrentlySubmittedToQueue: Type.Boolean(),
+    readiness: Type.Object({
+      doesBaseBranchMatch: Type.Boolean(),
+      providerMergeability: LowercaseEnum([
+        "unspecified",
+        "in_progress",
+        "mergeable",
+        "not_mergeable",
+      ] as const),
+      requiresImpactedTargets: Type.Boolean(),
+      hasImpactedTargets: Type.Boolean(),
+    }),
+    testRunId: Nullable(Type.String()),
+    position: Nullable(Type.Integer({ description: "1-based place in the queue while queued" })),
   },
-  { $id: "EnqueuedPullRequest" },
+  { $id: "PullRequestRecord" },
 );
 
 export const QueueRecord = Type.Object(
@@ -130,6 +153,106 @@ export const QueueRecord = Type.Object(
   { $id: "QueueRecord" },
 );
 
+export const TestRunRecord = Type.Object(
+  {
+    id: Type.String(),
+    requiredStatuses: Type.Array(Type.String()),
+    requiredStatusesSource: Type.Optional(
+      LowercaseEnum(["service_config", "repo_provider_branch_protection", "merge_instance"] as const),
+    ),
+    testBranch: Type.String(),
+    testBranchSha: Type.String({ description: "empty until the test branch exists" }),
+    checkSuites: Type.Array(
+      Type.Object({
+        checkRuns: Type.Array(
+          Type.Object({
+            name: Type.String(),
+            url: Type.String(),
+            status: Type.String(),
+            conclusion: Nullable(Type.String()),
+          }),
+        ),
+      }),
+    ),
+    statusChecks: Type.Array(
+      Type.Object({ context: Type.String(), url: Type.String(), state: Type.String() }),
+    ),
+    testedPullRequests: Type.Array(
+      Type.Object({ prNumber: Type.Integer(), prUrl: Type.String(), title: Type.String() }),
+    ),
+    createdAt: Timestamp,
+    status: LowercaseEnum(["in_progress", "failed", "cancelled", "succeeded"] as const),
+    dependentPrs: Type.Array(Type.Integer()),
+  },
+  { $id: "TestRunRecord" },
+);
+
+/** contract 1: `pr.number` as an integer or a string of digits (a widely used upload script sends a string). */
+export const PrNumber = Type.Union([
+  Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+  Type.String({ pattern: "^[1-9][0-9]{0,9}$" }),
+]);
+
+export const PrRef = Type.Object({ number: PrNumber });
+
+export const PullRequestRequest = Type.Object({ ...QueueTarget, pr: PrRef });
+export type PullRequestRequest = Static<typeof PullRequestRequest>;
+
+export const SubmitPullRequestRequest = Type.Object({
+  ...QueueTarget,
+  pr: PrRef,
+  priority: Type.Optional(
+    Type.Union([
+      Type.Integer({ minimum: 0, maximum: 255 }),
+      LowercaseEnum(["urgent", "high", "medium", "low"] as const),
+      Type.Null(),
+    ]),
+  ),
+  noBatch: Type.Optional(Type.Boolean()),
+});
+export type SubmitPullRequestRequest = Static<typeof SubmitPullRequestRequest>;
+
+export const SetImpactedTargetsRequest = Type.Object({
+  ...QueueTarget,
+  pr: Type.Object({ number: PrNumber, sha: Type.String({ pattern: "^[0-9a-fA-F]{40}$" }) }),
+  impactedTargets: Type.Union([
+    Type.Array(Type.String({ minLength: 1, maxLength: 1024 })),
+    Type.Literal("ALL"),
+  ]),
+});
+export type SetImpactedTargetsRequest = Static<typeof SetImpactedTargetsRequest>;
+
+export const ImpactedTargetsResponse = Type.Object({
+  prNumber: Type.Integer(),
+  prSha: Type.String(),
+  impactedTargets: Type.Union([Type.Integer(), Type.Literal("ALL")]),
+});
+
+export const ListPullRequestsRequest = Type.Object({
+  ...QueueTarget,
+  state: Type.Optional(LowercaseEnum(pullRequestStates)),
+  since: Type.Optional(Type.String({ format: "date-time", description: "only PRs submitted at or after" })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+});
+export type ListPullRequestsRequest = Static<typeof ListPullRequestsRequest>;
+
+export const PullRequestList = Type.Object(
+  {
+    pullRequests: Type.Array(Type.Ref("PullRequestRecord")),
+    nextCursor: Nullable(
+      Type.String({ description: "pass as `cursor` for the next page; null on the last" }),
+    ),
+  },
+  { $id: "PullRequestList" },
+);
+
+export const TestingDetailsRequest = Type.Object({
+  ...QueueTarget,
+  testRunId: Type.String({ minLength: 1, maxLength: 200 }),
+});
+export type TestingDetailsRequest = Static<typeof TestingDetailsRequest>;
+
 export const Empty = Type.Object({}, { $id: "Empty" });
 
 export const ProblemSchema = Type.Object(
@@ -145,4 +268,12 @@ export const ProblemSchema = Type.Object(
 );
 
 /** Schemas referenced by $id, registered once with the API so routes and OpenAPI share them. */
-export const sharedSchemas = [EnqueuedPullRequest, QueueRecord, Empty, ProblemSchema];
+export const sharedSchemas = [
+  EnqueuedPullRequest,
+  PullRequestRecord,
+  PullRequestList,
+  QueueRecord,
+  TestRunRecord,
+  Empty,
+  ProblemSchema,
+];

@@ -7,7 +7,9 @@ import type { ApiDependencies } from "./dependencies.ts";
 import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
+import { registerPullRequestRoutes } from "./routes/pull-requests.ts";
 import { registerQueueRoutes } from "./routes/queues.ts";
+import { registerTestRunRoutes } from "./routes/test-runs.ts";
 import { lowercaseEnumValues } from "./schema-types.ts";
 import { sharedSchemas } from "./schemas.ts";
 
@@ -62,6 +64,8 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
     async (v1) => {
       await registerOpenApi(v1, version);
       registerQueueRoutes(v1, deps);
+      registerPullRequestRoutes(v1, deps);
+      registerTestRunRoutes(v1, deps);
     },
     { prefix: apiPrefix },
   );

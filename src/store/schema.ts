@@ -1,6 +1,7 @@
 // Row types of every table, as Kysely sees them. Booleans are 0/1 and times epoch milliseconds (see the
 // foundation migration), so the same rows come back from SQLite and PostgreSQL.
 import type { Generated } from "kysely";
+import type { QueueEngineTables } from "./engine-schema.ts";
 
 export type Flag = 0 | 1;
 
@@ -84,9 +85,11 @@ export interface PullRequestSubmissionsTable {
   skip_the_line: Flag;
   no_batch: Flag;
   submitted_at: number;
+  /** The PR record (interface 2.2) as JSON, as of the submission's last change. */
+  record: Generated<string>;
 }
 
-export interface Database {
+export interface Database extends QueueEngineTables {
   organizations: OrganizationsTable;
   organization_owners: OrganizationOwnersTable;
   api_tokens: ApiTokensTable;

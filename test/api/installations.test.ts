@@ -8,6 +8,16 @@ const repo = { host: "github.com", owner: "acme", name: "widgets" };
 const installation = { id: 99, account: { login: "acme", id: 1, type: "Organization" } };
 const sender = { login: "octocat", id: 2, type: "User" };
 
+/** createQueue reads the branch head as the installation. */
+function mainBranchReadable(installationId = installation.id) {
+  nock("https://api.github.com")
+    .post(`/app/installations/${installationId}/access_tokens`)
+    .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" });
+  nock("https://api.github.com")
+    .get(`/repos/acme/widgets/git/ref/${encodeURIComponent("heads/main")}`)
+    .reply(200, { ref: "refs/heads/main", object: { sha: "a".repeat(40), type: "commit" } });
+}
+
 describe("installation webhooks keep the installed repositories", () => {
   let store: TestStore;
   let server: TestServer;
@@ -37,6 +47,7 @@ describe("installation webhooks keep the installed repositories", () => {
       repositories: [{ id: 10, name: "widgets", full_name: "acme/widgets", private: true }],
     });
     expect(delivered.status).toBe(200);
+    mainBranchReadable();
     expect((await server.post("createQueue", { repo, targetBranch: "main" }, token)).status).toBe(200);
   });
 
@@ -49,7 +60,8 @@ describe("installation webhooks keep the installed repositories", () => {
       repositories_added: [{ id: 10, name: "widgets", full_name: "acme/widgets", private: true }],
       repositories_removed: [],
     });
-    await server.post("createQueue", { repo, targetBranch: "main" }, token);
+    mainBranchReadable();
+    expect((await server.post("createQueue", { repo, targetBranch: "main" }, token)).status).toBe(200);
     await deliverWebhook(server.url, "installation_repositories", {
       action: "removed",
       installation,

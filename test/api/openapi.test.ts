@@ -20,7 +20,19 @@ describe("GET /v1/openapi.json", () => {
     const document = (await response.json()) as any;
     expect(document.openapi).toBe("3.1.0");
     expect(Object.keys(document.paths).sort()).toEqual(
-      ["/v1/createQueue", "/v1/deleteQueue", "/v1/getQueue", "/v1/updateQueue"].sort(),
+      [
+        "/v1/createQueue",
+        "/v1/deleteQueue",
+        "/v1/getQueue",
+        "/v1/updateQueue",
+        "/v1/submitPullRequest",
+        "/v1/cancelPullRequest",
+        "/v1/restartTestsOnPullRequest",
+        "/v1/setImpactedTargets",
+        "/v1/getSubmittedPullRequest",
+        "/v1/listPullRequests",
+        "/v1/getMergeQueueTestingDetails",
+      ].sort(),
     );
     const createQueue = document.paths["/v1/createQueue"].post;
     const body = createQueue.requestBody.content["application/json"].schema;

@@ -1,45 +1,21 @@
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { newId } from "../../src/store/ids.ts";
-import { insertSubmission } from "../../src/store/submissions.ts";
-import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
-import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
-
-const repo = { host: "github.com", owner: "acme", name: "widgets" };
-
-/** GitHub answers the app's installation look-up for acme/widgets once. */
-function installedOnWidgets(installationId = 4242) {
-  return nock("https://api.github.com")
-    .get("/repos/acme/widgets/installation")
-    .reply(200, { id: installationId, account: { login: "acme" } });
-}
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tokenFor } from "../support/api-server.ts";
+import { testDialects } from "../support/database.ts";
+import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
 
 describe.each(testDialects)("queue administration over HTTP on %s", (dialect) => {
-  let store: TestStore;
-  let server: TestServer;
-  let token: string;
-
-  beforeAll(() => nock.disableNetConnect());
-  afterAll(() => nock.enableNetConnect());
+  let scenario: Scenario;
   beforeEach(async () => {
-    nock.enableNetConnect("127.0.0.1");
-    store = await createTestStore(dialect);
-    server = await startTestServer(store);
-    token = await tokenFor(store, "acme");
+    scenario = await startScenario({ dialect });
   });
   afterEach(async () => {
-    const pending = nock.pendingMocks();
-    nock.cleanAll();
-    await server.close();
-    await store.destroy();
-    expect(pending).toEqual([]);
+    await scenario.close();
   });
 
   it("creates a queue with every default of contract 4", async () => {
-    installedOnWidgets();
-    const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
-    expect(response.status).toBe(200);
-    expect((await response.json()) as any).toEqual({
+    const { status, body } = await scenario.api("createQueue", { repo, targetBranch: "main" });
+    expect(status).toBe(200);
+    expect(body).toEqual({
       state: "running",
       branch: "main",
       concurrency: 1,
@@ -64,25 +40,19 @@ describe.each(testDialects)("queue administration over HTTP on %s", (dialect) =>
   });
 
   it("creates a queue with the settings of the request, accepting enums in any case", async () => {
-    installedOnWidgets();
-    const response = await server.post(
-      "createQueue",
-      {
-        repo,
-        targetBranch: "release/1.x",
-        concurrency: 3,
-        mode: "PARALLEL",
-        mergeMethod: "Merge_Commit",
-        requiredStatuses: ["ci/build", "ci/test", "ci/build"],
-        pendingFailureDepth: 0,
-        batch: true,
-        unknownField: "ignored",
-      },
-      token,
-    );
-    expect(response.status).toBe(200);
-    const queue = (await response.json()) as any;
-    expect(queue).toMatchObject({
+    scenario.repo.createBranch("release/1.x");
+    const { status, body } = await scenario.api("createQueue", {
+      repo,
+      targetBranch: "release/1.x",
+      concurrency: 3,
+      mode: "PARALLEL",
+      mergeMethod: "Merge_Commit",
+      requiredStatuses: ["ci/build", "ci/test", "ci/build"],
+      batch: true,
+      unknownField: "ignored",
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
       branch: "release/1.x",
       concurrency: 3,
       bisectionConcurrency: 3,
@@ -91,183 +61,154 @@ describe.each(testDialects)("queue administration over HTTP on %s", (dialect) =>
       requiredStatuses: ["ci/build", "ci/test"],
       batch: true,
     });
-    expect(queue).not.toHaveProperty("unknownField");
+    expect(body).not.toHaveProperty("unknownField");
   });
 
-  it("remembers the installation so later requests do not ask GitHub again", async () => {
-    installedOnWidgets();
-    expect((await server.post("createQueue", { repo, targetBranch: "main" }, token)).status).toBe(200);
-    const again = await server.post(
-      "getQueue",
-      { repo: { ...repo, owner: "ACME" }, targetBranch: "MAIN" },
-      token,
-    );
+  it("finds the queue again whatever the case of owner and branch", async () => {
+    await scenario.api("createQueue", { repo, targetBranch: "main" });
+    const again = await scenario.api("getQueue", { repo: { ...repo, owner: "ACME" }, targetBranch: "MAIN" });
     expect(again.status).toBe(200);
-    expect(((await again.json()) as any).branch).toBe("main");
+    expect(again.body.branch).toBe("main");
   });
 
   it("refuses a second queue for the same branch with 409 queue_exists", async () => {
-    installedOnWidgets();
-    await server.post("createQueue", { repo, targetBranch: "main" }, token);
-    const duplicate = await server.post("createQueue", { repo, targetBranch: "Main" }, token);
+    await scenario.api("createQueue", { repo, targetBranch: "main" });
+    const duplicate = await scenario.api("createQueue", { repo, targetBranch: "Main" });
     expect(duplicate.status).toBe(409);
-    expect(((await duplicate.json()) as any).code).toBe("queue_exists");
+    expect(duplicate.body.code).toBe("queue_exists");
+  });
+
+  it("answers 404 branch_not_found for a branch the repository does not have", async () => {
+    const { status, body } = await scenario.api("createQueue", { repo, targetBranch: "nope" });
+    expect(status).toBe(404);
+    expect(body.code).toBe("branch_not_found");
   });
 
   it("answers 404 repo_not_installed when the app is not on the repository", async () => {
-    nock("https://api.github.com")
-      .get("/repos/acme/widgets/installation")
-      .reply(404, { message: "Not Found" });
-    const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
-    expect(response.status).toBe(404);
-    expect(response.headers.get("content-type")).toContain("application/problem+json");
-    expect((await response.json()) as any).toMatchObject({
-      status: 404,
-      code: "repo_not_installed",
-      type: "about:blank",
+    scenario.fake.createRepository("acme/private-thing");
+    const { status, body } = await scenario.api("createQueue", {
+      repo: { ...repo, name: "private-thing" },
+      targetBranch: "main",
     });
+    expect(status).toBe(404);
+    expect(body).toMatchObject({ status: 404, code: "repo_not_installed", type: "about:blank" });
   });
 
   it("answers 403 for a repository outside the token's organization, without asking GitHub", async () => {
-    const response = await server.post(
-      "getQueue",
-      { repo: { ...repo, owner: "other-org" }, targetBranch: "main" },
-      token,
-    );
-    expect(response.status).toBe(403);
-    expect(((await response.json()) as any).code).toBe("forbidden");
+    const { status, body } = await scenario.api("getQueue", {
+      repo: { ...repo, owner: "other-org" },
+      targetBranch: "main",
+    });
+    expect(status).toBe(403);
+    expect(body.code).toBe("forbidden");
+    expect(scenario.fake.calls()).toEqual([]);
   });
 
   it("covers the extra owners a token's organization was given", async () => {
-    const multiOwner = await tokenFor(store, "platform", ["acme", "acme-labs"]);
-    installedOnWidgets();
-    expect((await server.post("createQueue", { repo, targetBranch: "main" }, multiOwner)).status).toBe(200);
+    const multiOwner = await tokenFor(scenario.store, "platform", ["acme", "acme-labs"]);
+    const response = await scenario.server.post("createQueue", { repo, targetBranch: "main" }, multiOwner);
+    expect(response.status).toBe(200);
   });
 
   it("answers 400 unsupported_host for another GitHub host", async () => {
-    const response = await server.post(
-      "getQueue",
-      { repo: { ...repo, host: "gitlab.com" }, targetBranch: "main" },
-      token,
-    );
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as any).code).toBe("unsupported_host");
+    const { status, body } = await scenario.api("getQueue", {
+      repo: { ...repo, host: "gitlab.com" },
+      targetBranch: "main",
+    });
+    expect(status).toBe(400);
+    expect(body.code).toBe("unsupported_host");
   });
 
   it("answers 404 queue_not_found for a branch without a queue", async () => {
-    installedOnWidgets();
-    const response = await server.post("getQueue", { repo, targetBranch: "develop" }, token);
-    expect(response.status).toBe(404);
-    expect((await response.json()) as any).toMatchObject({
+    const { status, body } = await scenario.api("getQueue", { repo, targetBranch: "develop" });
+    expect(status).toBe(404);
+    expect(body).toMatchObject({
       code: "queue_not_found",
       detail: "no merge queue for branch develop in github.com/acme/widgets",
     });
   });
 
   it("updates settings and state, and removes the required statuses override", async () => {
-    installedOnWidgets();
-    await server.post("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] }, token);
-    const updated = await server.post(
-      "updateQueue",
-      { repo, targetBranch: "main", state: "DRAINING", concurrency: 5, bisectionConcurrency: 2 },
-      token,
-    );
+    await scenario.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
+    const updated = await scenario.api("updateQueue", {
+      repo,
+      targetBranch: "main",
+      state: "DRAINING",
+      concurrency: 5,
+      bisectionConcurrency: 2,
+    });
     expect(updated.status).toBe(200);
-    expect((await updated.json()) as any).toMatchObject({
+    expect(updated.body).toMatchObject({
       state: "draining",
       concurrency: 5,
       bisectionConcurrency: 2,
       requiredStatuses: ["ci"],
     });
-    const cleared = await server.post(
-      "updateQueue",
-      { repo, targetBranch: "main", deleteRequiredStatuses: true },
-      token,
-    );
-    expect(((await cleared.json()) as any).requiredStatuses).toBeNull();
-    const read = await server.post("getQueue", { repo, targetBranch: "main" }, token);
-    expect((await read.json()) as any).toMatchObject({
-      state: "draining",
-      concurrency: 5,
-      requiredStatuses: null,
+    const cleared = await scenario.api("updateQueue", {
+      repo,
+      targetBranch: "main",
+      deleteRequiredStatuses: true,
     });
+    expect(cleared.body.requiredStatuses).toBeNull();
+    const read = await scenario.api("getQueue", { repo, targetBranch: "main" });
+    expect(read.body).toMatchObject({ state: "draining", concurrency: 5, requiredStatuses: null });
   });
 
   it("refuses to set switching_modes, which only the service sets", async () => {
-    installedOnWidgets();
-    await server.post("createQueue", { repo, targetBranch: "main" }, token);
-    const response = await server.post(
-      "updateQueue",
-      { repo, targetBranch: "main", state: "switching_modes" },
-      token,
-    );
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as any).errors).toEqual([
-      { path: "state", message: "must be one of running, paused, draining" },
-    ]);
+    await scenario.api("createQueue", { repo, targetBranch: "main" });
+    const { status, body } = await scenario.api("updateQueue", {
+      repo,
+      targetBranch: "main",
+      state: "switching_modes",
+    });
+    expect(status).toBe(400);
+    expect(body.errors).toEqual([{ path: "state", message: "must be one of running, paused, draining" }]);
   });
 
   it("lists enqueued PRs in queue order and refuses to delete a queue that holds them", async () => {
-    installedOnWidgets();
-    await server.post("createQueue", { repo, targetBranch: "main" }, token);
-    const queue = await store.db.selectFrom("queues").select("id").executeTakeFirstOrThrow();
-    const submission = (prNumber: number, priorityValue: number, submittedAt: number, state = "pending") => ({
-      id: newId(),
-      queueId: queue.id,
-      prNumber,
-      prTitle: `PR ${prNumber}`,
-      prSha: "a".repeat(40),
-      prBaseBranch: "main",
-      prAuthor: "octocat",
-      state: state as "pending",
-      stateReason: null,
-      stateDetail: null,
-      stateChangedAt: Date.parse("2026-11-21T10:00:00.000Z"),
-      priorityValue,
-      usedDefaultPriority: priorityValue === 100,
-      skipTheLine: false,
-      noBatch: false,
-      submittedAt,
+    await scenario.api("createQueue", { repo, targetBranch: "main", state: "paused" });
+    await scenario.api("updateQueue", { repo, targetBranch: "main", state: "paused" });
+    for (const number of [1, 2, 3]) {
+      scenario.repo.openPullRequest({
+        number,
+        title: `PR ${number}`,
+        author: "octocat",
+        files: { [`f${number}`]: "x" },
+      });
+    }
+    await scenario.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    await scenario.api("submitPullRequest", {
+      repo,
+      targetBranch: "main",
+      pr: { number: "2" },
+      priority: "HIGH",
     });
-    await insertSubmission(store.db, submission(1, 100, 1));
-    await insertSubmission(store.db, submission(2, 10, 2));
-    await insertSubmission(store.db, submission(3, 42, 3, "testing"));
-    await insertSubmission(store.db, submission(4, 100, 0, "merged"));
+    await scenario.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 3 }, priority: 42 });
 
-    const read = (await (await server.post("getQueue", { repo, targetBranch: "main" }, token)).json()) as any;
-    expect(read.enqueuedPullRequests.map((pr: { prNumber: number }) => pr.prNumber)).toEqual([2, 3, 1]);
-    expect(read.enqueuedPullRequests[0]).toMatchObject({ priorityName: "high", priorityValue: 10 });
-    expect(read.enqueuedPullRequests[0]).not.toHaveProperty("usedDefaultPriorityName");
-    expect(read.enqueuedPullRequests[1]).toMatchObject({ priorityName: "42" });
-    expect(read.enqueuedPullRequests[2]).toMatchObject({
+    const { body } = await scenario.api("getQueue", { repo, targetBranch: "main" });
+    expect(body.enqueuedPullRequests.map((pr: { prNumber: number }) => pr.prNumber)).toEqual([2, 3, 1]);
+    expect(body.enqueuedPullRequests[0]).toMatchObject({
+      priorityName: "high",
+      priorityValue: 10,
+      prAuthor: "octocat",
+    });
+    expect(body.enqueuedPullRequests[0]).not.toHaveProperty("usedDefaultPriorityName");
+    expect(body.enqueuedPullRequests[1]).toMatchObject({ priorityName: "42" });
+    expect(body.enqueuedPullRequests[2]).toMatchObject({
       priorityName: "medium",
       usedDefaultPriorityName: "medium",
-      stateChangedAt: "2026-11-21T10:00:00.000Z",
     });
 
-    const refused = await server.post("deleteQueue", { repo, targetBranch: "main" }, token);
+    const refused = await scenario.api("deleteQueue", { repo, targetBranch: "main" });
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as any).code).toBe("queue_not_empty");
+    expect(refused.body.code).toBe("queue_not_empty");
   });
 
   it("deletes an empty queue, after which it is gone", async () => {
-    installedOnWidgets();
-    await server.post("createQueue", { repo, targetBranch: "main" }, token);
-    const deleted = await server.post("deleteQueue", { repo, targetBranch: "main" }, token);
-    expect(deleted.status).toBe(200);
-    expect((await deleted.json()) as any).toEqual({});
-    expect((await server.post("getQueue", { repo, targetBranch: "main" }, token)).status).toBe(404);
-    expect((await server.post("deleteQueue", { repo, targetBranch: "main" }, token)).status).toBe(404);
-  });
-
-  it("asks GitHub again for a repository whose installation was removed", async () => {
-    installedOnWidgets(7);
-    await server.post("createQueue", { repo, targetBranch: "main" }, token);
-    await store.db.updateTable("repositories").set({ installation_id: null }).execute();
-    nock("https://api.github.com")
-      .get("/repos/acme/widgets/installation")
-      .reply(404, { message: "Not Found" });
-    const response = await server.post("getQueue", { repo, targetBranch: "main" }, token);
-    expect(((await response.json()) as any).code).toBe("repo_not_installed");
+    await scenario.api("createQueue", { repo, targetBranch: "main" });
+    const deleted = await scenario.api("deleteQueue", { repo, targetBranch: "main" });
+    expect(deleted).toEqual({ status: 200, body: {} });
+    expect((await scenario.api("getQueue", { repo, targetBranch: "main" })).status).toBe(404);
+    expect((await scenario.api("deleteQueue", { repo, targetBranch: "main" })).status).toBe(404);
   });
 });

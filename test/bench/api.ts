@@ -7,10 +7,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { defaultQueueSettings } from "../../src/api/routes/queues.ts";
+import { DEFAULT_QUEUE_SETTINGS, initialQueueState } from "../../src/queue/index.ts";
 import { openMigratedDatabase } from "../../src/store/database.ts";
-import { newId } from "../../src/store/ids.ts";
 import { insertQueue } from "../../src/store/queues.ts";
+import { insertQueueState } from "../../src/store/queue-states.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { createToken } from "../../src/store/tokens.ts";
 import { testPrivateKey } from "../support/github-app.ts";
@@ -84,11 +84,21 @@ async function main(): Promise<void> {
     { host: "github.com", owner: "acme", name: "widgets", installationId: 1 },
     Date.now(),
   );
-  await insertQueue(
-    store.db,
-    { ...defaultQueueSettings, id: newId(), repositoryId: repository.id, branch: "main", state: "running" },
-    Date.now(),
-  );
+  const state = initialQueueState({
+    queueId: "benchqueue01",
+    targetBranch: "main",
+    targetHeadSha: "a".repeat(40),
+    testBranchPrefix: "mq/",
+    settings: DEFAULT_QUEUE_SETTINGS,
+  });
+  await store.db.transaction().execute(async (trx) => {
+    await insertQueue(
+      trx,
+      { id: state.queueId, repositoryId: repository.id, branch: "main", settings: state.settings },
+      Date.now(),
+    );
+    await insertQueueState(trx, state, Date.now());
+  });
   await store.close();
   const env = {
     DATABASE_URL: databaseUrl,

@@ -1,12 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultQueueSettings } from "../../src/api/routes/queues.ts";
-import { newId } from "../../src/store/ids.ts";
-import { deleteQueueIfEmpty, findQueue, insertQueue, updateQueue } from "../../src/store/queues.ts";
+import { DEFAULT_QUEUE_SETTINGS, initialQueueState, step } from "../../src/queue/index.ts";
+import { deleteQueueRow, findQueue, insertQueue } from "../../src/store/queues.ts";
+import { claimNextCommand, completeCommand, queuesWithDueCommands } from "../../src/store/outbox.ts";
+import { insertQueueState, loadQueueState, saveQueueStep } from "../../src/store/queue-states.ts";
 import { findRepository, forgetInstallation, rememberRepository } from "../../src/store/repositories.ts";
-import { insertSubmission, listEnqueued, type Submission } from "../../src/store/submissions.ts";
+import { recordDelivery } from "../../src/store/deliveries.ts";
+import { listSubmissions } from "../../src/store/submissions.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { aPr, T0 } from "../support/queue-factories.ts";
 
-describe.each(testDialects)("repositories, queues and submissions on %s", (dialect) => {
+describe.each(testDialects)("repositories, queues and queue states on %s", (dialect) => {
   let store: TestStore;
   beforeEach(async () => {
     store = await createTestStore(dialect);
@@ -21,33 +24,24 @@ describe.each(testDialects)("repositories, queues and submissions on %s", (diale
       { host: "github.com", owner: "Acme", name: "Widgets", installationId: 7 },
       1,
     );
+
+  /** A queue with its initial state, as createQueue makes it. */
   const aQueue = async (branch = "main") => {
     const repository = await aRepository();
-    return (await insertQueue(
-      store.db,
-      { ...defaultQueueSettings, id: newId(), repositoryId: repository.id, branch, state: "running" },
-      1,
-    ))!;
+    const settings = { ...DEFAULT_QUEUE_SETTINGS, requiredStatuses: ["ci"] };
+    const state = initialQueueState({
+      queueId: `q-${branch}`,
+      targetBranch: branch,
+      targetHeadSha: "main-0",
+      testBranchPrefix: "mq/",
+      settings,
+    });
+    await store.db.transaction().execute(async (trx) => {
+      await insertQueue(trx, { id: state.queueId, repositoryId: repository.id, branch, settings }, T0);
+      await insertQueueState(trx, state, T0);
+    });
+    return { repository, state };
   };
-  const aSubmission = (queueId: string, overrides: Partial<Submission> = {}): Submission => ({
-    id: newId(),
-    queueId,
-    prNumber: 1,
-    prTitle: "Add a widget",
-    prSha: "b".repeat(40),
-    prBaseBranch: "main",
-    prAuthor: "octocat",
-    state: "pending",
-    stateReason: null,
-    stateDetail: null,
-    stateChangedAt: 5,
-    priorityValue: 100,
-    usedDefaultPriority: true,
-    skipTheLine: false,
-    noBatch: false,
-    submittedAt: 5,
-    ...overrides,
-  });
 
   it("finds a repository whatever the case, keeping GitHub's spelling", async () => {
     await aRepository();
@@ -71,86 +65,120 @@ describe.each(testDialects)("repositories, queues and submissions on %s", (diale
   });
 
   it("forgetting an installation keeps the repository and its queues", async () => {
-    const queue = await aQueue();
+    const { repository } = await aQueue();
     await forgetInstallation(store.db, 7, undefined, 3);
-    expect(
-      (await findRepository(store.db, { host: "github.com", owner: "acme", name: "widgets" }))
-        ?.installationId,
-    ).toBeNull();
-    expect(await findQueue(store.db, queue.repositoryId, "main")).toBeDefined();
-  });
-
-  it("round-trips every queue setting", async () => {
-    const queue = await aQueue();
-    await updateQueue(
-      store.db,
-      queue.id,
-      {
-        mode: "parallel",
-        concurrency: 4,
-        canOptimisticallyMerge: true,
-        requiredStatuses: ["ci/test", "lint"],
-        bisectionConcurrency: 2,
-        mergeMethod: "rebase",
-        state: "paused",
-      },
-      9,
-    );
-    expect(await findQueue(store.db, queue.repositoryId, "MAIN")).toEqual({
-      ...queue,
-      mode: "parallel",
-      concurrency: 4,
-      canOptimisticallyMerge: true,
-      requiredStatuses: ["ci/test", "lint"],
-      bisectionConcurrency: 2,
-      mergeMethod: "rebase",
-      state: "paused",
-      updatedAt: 9,
-    });
+    expect((await findRepository(store.db, repository))?.installationId).toBeNull();
+    expect(await findQueue(store.db, repository.id, "main")).toBeDefined();
   });
 
   it("refuses a second queue for the same branch in another case", async () => {
-    const queue = await aQueue("main");
-    const second = await insertQueue(
-      store.db,
-      {
-        ...defaultQueueSettings,
-        id: newId(),
-        repositoryId: queue.repositoryId,
-        branch: "Main",
-        state: "running",
-      },
-      2,
-    );
-    expect(second).toBeUndefined();
+    const { repository } = await aQueue("main");
+    const second = await store.db
+      .transaction()
+      .execute((trx) =>
+        insertQueue(
+          trx,
+          { id: "other", repositoryId: repository.id, branch: "Main", settings: DEFAULT_QUEUE_SETTINGS },
+          T0,
+        ),
+      );
+    expect(second).toBe(false);
   });
 
-  it("deletes a queue only when no submission is active", async () => {
-    const queue = await aQueue();
-    await insertSubmission(store.db, aSubmission(queue.id, { state: "merged" }));
-    const active = aSubmission(queue.id, { prNumber: 2, state: "pending_failure" });
-    await insertSubmission(store.db, active);
-    expect(await deleteQueueIfEmpty(store.db, queue.id)).toBe(false);
-    await store.db
-      .updateTable("pull_request_submissions")
-      .set({ state: "cancelled" })
-      .where("id", "=", active.id)
+  it("saves a step's state, commands and projections together", async () => {
+    const { state } = await aQueue();
+    const result = step(state, aPr(12), T0 + 1000);
+    await store.db.transaction().execute(async (trx) => {
+      const stored = (await loadQueueState(trx, state.queueId))!;
+      await saveQueueStep(trx, {
+        stored,
+        next: result.state,
+        commands: result.commands,
+        now: T0 + 1000,
+        prUrl: (n) => `https://github.com/acme/widgets/pull/${n}`,
+      });
+    });
+
+    const loaded = await loadQueueState(store.db, state.queueId);
+    expect(loaded).toMatchObject({ version: 2, nextCommandSeq: 1 + result.commands.length });
+    expect(loaded?.state).toEqual(result.state);
+
+    const submissions = await listSubmissions(store.db, state.queueId, { take: 10 });
+    expect(submissions.records).toEqual([
+      expect.objectContaining({ prNumber: 12, state: "testing", isCurrentlySubmittedToQueue: true }),
+    ]);
+    const transitions = await store.db
+      .selectFrom("pull_request_transitions")
+      .select(["state", "reason"])
+      .orderBy("seq")
       .execute();
-    expect(await deleteQueueIfEmpty(store.db, queue.id)).toBe(true);
-    expect(await findQueue(store.db, queue.repositoryId, "main")).toBeUndefined();
+    expect(transitions.map((t) => t.state)).toEqual(result.state.prs[12]!.history.map((h) => h.state));
+    const runs = await store.db.selectFrom("test_runs").select(["id", "status", "queue_id"]).execute();
+    expect(runs).toEqual([
+      { id: result.state.prs[12]!.testRunId, status: "in_progress", queue_id: state.queueId },
+    ]);
+    const queueRow = await store.db
+      .selectFrom("queues")
+      .select(["required_statuses"])
+      .executeTakeFirstOrThrow();
+    expect(queueRow.required_statuses).toBe('["ci"]');
   });
 
-  it("lists active submissions by priority then submission time", async () => {
-    const queue = await aQueue();
-    await insertSubmission(store.db, aSubmission(queue.id, { prNumber: 1, submittedAt: 1 }));
-    await insertSubmission(
-      store.db,
-      aSubmission(queue.id, { prNumber: 2, submittedAt: 2, priorityValue: 0 }),
+  it("hands out a queue's commands one at a time, in order, to one worker at a time", async () => {
+    const { state } = await aQueue();
+    const result = step(state, aPr(12), T0);
+    expect(result.commands.length).toBeGreaterThan(1);
+    await store.db.transaction().execute(async (trx) => {
+      const stored = (await loadQueueState(trx, state.queueId))!;
+      await saveQueueStep(trx, {
+        stored,
+        next: result.state,
+        commands: result.commands,
+        now: T0,
+        prUrl: String,
+      });
+    });
+    expect(await queuesWithDueCommands(store.db, T0)).toEqual([state.queueId]);
+    const first = await claimNextCommand(store.db, state.queueId, T0, 60_000);
+    expect(first?.command).toEqual(result.commands[0]);
+    // Claimed: nobody else gets it, nor the command behind it, until it completes or the lease lapses.
+    expect(await claimNextCommand(store.db, state.queueId, T0 + 1, 60_000)).toBeUndefined();
+    expect(await claimNextCommand(store.db, state.queueId, T0 + 60_001, 60_000)).toMatchObject({
+      id: first?.id,
+    });
+    await completeCommand(store.db, first!.id, T0 + 2);
+    expect((await claimNextCommand(store.db, state.queueId, T0 + 70_000, 60_000))?.command).toEqual(
+      result.commands[1],
     );
-    await insertSubmission(store.db, aSubmission(queue.id, { prNumber: 3, submittedAt: 0, state: "failed" }));
-    await insertSubmission(store.db, aSubmission(queue.id, { prNumber: 4, submittedAt: 3 }));
-    const listed = await listEnqueued(store.db, queue.id);
-    expect(listed.map((s) => s.prNumber)).toEqual([2, 1, 4]);
-    expect(listed[1]).toEqual(aSubmission(queue.id, { id: listed[1]!.id, prNumber: 1, submittedAt: 1 }));
+  });
+
+  it("records a webhook delivery once", async () => {
+    const first = await store.db.transaction().execute((trx) => recordDelivery(trx, "d1:q", "status", T0));
+    const again = await store.db.transaction().execute((trx) => recordDelivery(trx, "d1:q", "status", T0));
+    expect([first, again]).toEqual([true, false]);
+  });
+
+  it("deleting a queue deletes its state, commands and projections", async () => {
+    const { state } = await aQueue();
+    const result = step(state, aPr(12), T0);
+    await store.db.transaction().execute(async (trx) => {
+      const stored = (await loadQueueState(trx, state.queueId))!;
+      await saveQueueStep(trx, {
+        stored,
+        next: result.state,
+        commands: result.commands,
+        now: T0,
+        prUrl: String,
+      });
+      await deleteQueueRow(trx, state.queueId);
+    });
+    for (const table of [
+      "queue_states",
+      "outbox_commands",
+      "test_runs",
+      "pull_request_submissions",
+    ] as const) {
+      expect(await store.db.selectFrom(table).selectAll().execute()).toEqual([]);
+    }
   });
 });

@@ -4,12 +4,14 @@ import type { AddressInfo } from "node:net";
 import { createNodeMiddleware } from "probot";
 import { switchyardApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
+import type { MergeQueueEngine } from "../../src/runner/engine.ts";
 import type { Store } from "../../src/store/database.ts";
 import { createToken } from "../../src/store/tokens.ts";
 import { testProbot } from "./github-app.ts";
 
 export interface TestServer {
   url: string;
+  engine: MergeQueueEngine;
   config: Config;
   server: Server;
   close(): Promise<void>;
@@ -19,12 +21,19 @@ export interface TestServer {
 
 export async function startTestServer(
   store: Store,
-  options: { env?: Record<string, string>; clock?: () => number } = {},
+  options: { env?: Record<string, string>; clock?: () => number; fetch?: typeof globalThis.fetch } = {},
 ): Promise<TestServer> {
   const config = loadConfig({ DATABASE_URL: "file::memory:", ...options.env });
+  let engine: MergeQueueEngine | undefined;
   const middleware = await createNodeMiddleware(
-    switchyardApp({ config, store, ...(options.clock ? { clock: options.clock } : {}) }),
-    { probot: testProbot() },
+    switchyardApp({
+      config,
+      store,
+      ...(options.clock ? { clock: options.clock } : {}),
+      startScheduler: false,
+      onEngine: (built) => (engine = built),
+    }),
+    { probot: testProbot(options.fetch) },
   );
   const server = createServer((req, res) => {
     void middleware(req, res, () => res.writeHead(404).end());
@@ -33,13 +42,16 @@ export async function startTestServer(
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    engine: engine as MergeQueueEngine,
     config,
     server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await engine?.stop();
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
-      }),
+      });
+    },
     post: (path, body, token) =>
       fetch(`${url}/v1/${path}`, {
         method: "POST",

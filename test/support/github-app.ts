@@ -18,12 +18,20 @@ export function testPrivateKey(): string {
   return cachedKey;
 }
 
-export function testProbot(): Probot {
+/** `fetch` answers Octokit's requests (a fake GitHub); without it they go to nock. */
+export function testProbot(fetch?: typeof globalThis.fetch): Probot {
   return new Probot({
     appId: testAppId,
     privateKey: testPrivateKey(),
     secret: testWebhookSecret,
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    // A function, not an object: Probot merges its own throttle options over plain defaults, and the
+    // throttle's one-second spacing of writes would make every scenario crawl.
+    Octokit: ProbotOctokit.defaults((options: Record<string, any>) => ({
+      ...options,
+      retry: { enabled: false },
+      throttle: { ...options.throttle, enabled: false },
+      ...(fetch ? { request: { ...options.request, fetch } } : {}),
+    })),
   });
 }

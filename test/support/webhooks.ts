@@ -2,7 +2,12 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { testWebhookSecret } from "./github-app.ts";
 
-export async function deliverWebhook(baseUrl: string, event: string, payload: unknown): Promise<Response> {
+export async function deliverWebhook(
+  baseUrl: string,
+  event: string,
+  payload: unknown,
+  deliveryId: string = randomUUID(),
+): Promise<Response> {
   const body = JSON.stringify(payload);
   const signature = `sha256=${createHmac("sha256", testWebhookSecret).update(body).digest("hex")}`;
   return fetch(`${baseUrl}/api/github/webhooks`, {
@@ -10,7 +15,7 @@ export async function deliverWebhook(baseUrl: string, event: string, payload: un
     headers: {
       "content-type": "application/json",
       "x-github-event": event,
-      "x-github-delivery": randomUUID(),
+      "x-github-delivery": deliveryId,
       "x-hub-signature-256": signature,
     },
     body,

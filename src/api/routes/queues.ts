@@ -1,109 +1,65 @@
 // createQueue, getQueue, updateQueue, deleteQueue (contract 4, 5.8).
+import { randomBytes } from "node:crypto";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { newId } from "../../store/ids.ts";
-import {
-  deleteQueueIfEmpty,
-  findQueue,
-  insertQueue,
-  type Queue,
-  type QueueSettings,
-  updateQueue,
-} from "../../store/queues.ts";
-import type { Repository } from "../../store/repositories.ts";
-import { listEnqueued } from "../../store/submissions.ts";
+import { DEFAULT_QUEUE_SETTINGS, type QueueSettings, queueView } from "../../queue/index.ts";
+import { findQueue } from "../../store/queues.ts";
 import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../dependencies.ts";
-import { conflict, notFound } from "../problem.ts";
-import { queueRecord } from "../records.ts";
-import { resolveRepository } from "../repo-access.ts";
-import {
-  CreateQueueRequest,
-  Empty,
-  QueueRecord,
-  QueueRequest,
-  type RepoRef,
-  UpdateQueueRequest,
-} from "../schemas.ts";
 import { errorResponses } from "../openapi.ts";
+import { conflict, notFound } from "../problem.ts";
+import { queueNotFound, resolveQueue } from "../queue-access.ts";
+import { resolveRepository } from "../repo-access.ts";
+import { CreateQueueRequest, Empty, QueueRecord, QueueRequest, UpdateQueueRequest } from "../schemas.ts";
 
-/** contract 4: the settings of a new queue, before the request's own. */
-export const defaultQueueSettings: QueueSettings = {
-  mode: "single",
-  concurrency: 1,
-  testingTimeoutMinutes: 300,
-  canOptimisticallyMerge: false,
-  pendingFailureDepth: 0,
-  batch: false,
-  batchingMaxWaitTimeMinutes: 5,
-  batchingMinSize: 4,
-  createPrsForTestingBranches: false,
-  commentsEnabled: true,
-  commandsEnabled: true,
-  statusCheckEnabled: true,
-  bisectionConcurrency: null,
-  requiredStatuses: null,
-  directMergeMode: "off",
-  optimizationMode: "off",
-  mergeMethod: "squash",
-};
+const settingNames = Object.keys(DEFAULT_QUEUE_SETTINGS) as (keyof QueueSettings)[];
 
-const settingNames = Object.keys(defaultQueueSettings) as (keyof QueueSettings)[];
-
-function settingsIn(body: Partial<QueueSettings>): Partial<QueueSettings> {
+/** The settings a request names; required statuses are de-duplicated. */
+function settingsIn(body: Partial<Record<keyof QueueSettings, unknown>>): Partial<QueueSettings> {
   const settings: Record<string, unknown> = {};
   for (const name of settingNames) {
     if (body[name] !== undefined) settings[name] = body[name];
   }
-  if (body.requiredStatuses !== undefined && body.requiredStatuses !== null) {
-    settings.requiredStatuses = [...new Set(body.requiredStatuses)];
-  }
+  if (Array.isArray(body.requiredStatuses)) settings.requiredStatuses = [...new Set(body.requiredStatuses)];
   return settings as Partial<QueueSettings>;
 }
 
-export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies): void {
-  const queueOf = async (repository: Repository, branch: string, ref: RepoRef): Promise<Queue> => {
-    const queue = await findQueue(deps.store.db, repository.id, branch);
-    if (queue === undefined) {
-      throw notFound(
-        "queue_not_found",
-        `no merge queue for branch ${branch} in ${ref.host}/${repository.owner}/${repository.name}`,
-      );
-    }
-    return queue;
-  };
-  const recordOf = async (queue: Queue) => queueRecord(queue, await listEnqueued(deps.store.db, queue.id));
+/** Short, so that test branch names (`mq/main/<queue id>-<run>`) stay readable. */
+const newQueueId = () => randomBytes(6).toString("hex");
 
+export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies): void {
   api.post<{ Body: CreateQueueRequest }>(
     "/createQueue",
     {
       schema: {
         summary: "Create a merge queue for a branch",
         body: CreateQueueRequest,
-        response: { 200: QueueRecord, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
       const { repo, targetBranch } = request.body;
       const repository = await resolveRepository(deps, principalOf(request), repo);
-      const queue = await insertQueue(
-        deps.store.db,
-        {
-          ...defaultQueueSettings,
-          ...settingsIn(request.body),
-          id: newId(),
-          repositoryId: repository.id,
-          branch: targetBranch,
-          state: "running",
-        },
-        deps.clock(),
-      );
-      if (queue === undefined) {
-        throw conflict(
-          "queue_exists",
-          `${repository.owner}/${repository.name} already has a merge queue for branch ${targetBranch}`,
+      const conflictDetail = `${repository.owner}/${repository.name} already has a merge queue for branch ${targetBranch}`;
+      if ((await findQueue(deps.store.db, repository.id, targetBranch)) !== undefined) {
+        throw conflict("queue_exists", conflictDetail);
+      }
+      const head = await deps.github.branchHead(repository, targetBranch);
+      if (head === null) {
+        throw notFound(
+          "branch_not_found",
+          `${repository.owner}/${repository.name} has no branch ${targetBranch}`,
         );
       }
-      return recordOf(queue);
+      const state = await deps.engine.createQueue({
+        queueId: newQueueId(),
+        repositoryId: repository.id,
+        branch: targetBranch,
+        targetHeadSha: head,
+        settings: { ...DEFAULT_QUEUE_SETTINGS, ...settingsIn(request.body) },
+      });
+      if (state === undefined) throw conflict("queue_exists", conflictDetail);
+      return queueView(state);
     },
   );
 
@@ -113,14 +69,10 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       schema: {
         summary: "Read a queue, with its PRs in queue order",
         body: QueueRequest,
-        response: { 200: QueueRecord, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { repo, targetBranch } = request.body;
-      const repository = await resolveRepository(deps, principalOf(request), repo);
-      return recordOf(await queueOf(repository, targetBranch, repo));
-    },
+    async (request) => queueView((await resolveQueue(deps, principalOf(request), request.body)).state),
   );
 
   api.post<{ Body: UpdateQueueRequest }>(
@@ -129,19 +81,21 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       schema: {
         summary: "Change a queue's settings or state (running, paused, draining)",
         body: UpdateQueueRequest,
-        response: { 200: QueueRecord, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
-      const { repo, targetBranch, state, deleteRequiredStatuses } = request.body;
-      const repository = await resolveRepository(deps, principalOf(request), repo);
-      const queue = await queueOf(repository, targetBranch, repo);
-      const changes: Partial<QueueSettings> & { state?: Queue["state"] } = settingsIn(request.body);
-      if (deleteRequiredStatuses === true) changes.requiredStatuses = null;
-      if (state !== undefined) changes.state = state;
-      const now = deps.clock();
-      await updateQueue(deps.store.db, queue.id, changes, now);
-      return recordOf({ ...queue, ...changes, updatedAt: now });
+      const { state: status, deleteRequiredStatuses } = request.body;
+      const { repository, queue } = await resolveQueue(deps, principalOf(request), request.body);
+      const settings = {
+        ...settingsIn(request.body),
+        ...(deleteRequiredStatuses === true ? { requiredStatuses: null } : {}),
+      };
+      const updated = await deps.engine.dispatch(queue.id, [
+        { type: "queue_updated", settings, ...(status === undefined ? {} : { status }) },
+      ]);
+      if (updated === undefined) throw queueNotFound(repository, queue.branch);
+      return queueView(updated);
     },
   );
 
@@ -151,17 +105,15 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       schema: {
         summary: "Delete a queue that holds no PR",
         body: QueueRequest,
-        response: { 200: Empty, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: Type.Ref(Empty), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
-      const { repo, targetBranch } = request.body;
-      const repository = await resolveRepository(deps, principalOf(request), repo);
-      const queue = await queueOf(repository, targetBranch, repo);
-      if (!(await deleteQueueIfEmpty(deps.store.db, queue.id))) {
+      const { queue } = await resolveQueue(deps, principalOf(request), request.body);
+      if (!(await deps.engine.deleteQueueIfEmpty(queue.id))) {
         throw conflict(
           "queue_not_empty",
-          `the queue for ${targetBranch} still holds PRs: cancel them or let them merge before deleting it`,
+          `the queue for ${queue.branch} still holds PRs: cancel them or let them merge before deleting it`,
         );
       }
       return {};

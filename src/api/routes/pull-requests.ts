@@ -1,0 +1,199 @@
+// submitPullRequest, cancelPullRequest, restartTestsOnPullRequest, setImpactedTargets,
+// getSubmittedPullRequest and listPullRequests (contract 4, 5.1, 5.2).
+import { randomUUID } from "node:crypto";
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import {
+  acceptsNewSubmissions,
+  isTerminal,
+  parsePriority,
+  pullRequestView,
+  type QueueEvent,
+  type QueueState,
+} from "../../queue/index.ts";
+import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-targets.ts";
+import { listSubmissions } from "../../store/submissions.ts";
+import { principalOf } from "../auth.ts";
+import { decodeCursor, encodeCursor } from "../cursor.ts";
+import type { ApiDependencies } from "../dependencies.ts";
+import { errorResponses } from "../openapi.ts";
+import { conflict, notFound } from "../problem.ts";
+import { type QueueAccess, resolveQueue } from "../queue-access.ts";
+import {
+  ImpactedTargetsResponse,
+  ListPullRequestsRequest,
+  PullRequestList,
+  PullRequestRecord,
+  PullRequestRequest,
+  SetImpactedTargetsRequest,
+  SubmitPullRequestRequest,
+} from "../schemas.ts";
+
+const repoName = (access: QueueAccess) => `${access.repository.owner}/${access.repository.name}`;
+
+function notSubmitted(access: QueueAccess, prNumber: number) {
+  return notFound(
+    "pull_request_not_submitted",
+    `#${prNumber} was never submitted to the ${access.queue.branch} queue of ${repoName(access)}`,
+  );
+}
+
+/** The PR record after a step; the PR is in the state it was just given. */
+function recordOf(state: QueueState | undefined, access: QueueAccess, prNumber: number) {
+  const view = state === undefined ? null : pullRequestView(state, prNumber);
+  if (view === null) throw notSubmitted(access, prNumber);
+  return view;
+}
+
+export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+  const prResponses = { 200: Type.Ref(PullRequestRecord), ...errorResponses(400, 401, 403, 404, 409) };
+
+  api.post<{ Body: SubmitPullRequestRequest }>(
+    "/submitPullRequest",
+    {
+      schema: {
+        summary: "Submit a PR to the queue (again: change its priority)",
+        body: SubmitPullRequestRequest,
+        response: prResponses,
+      },
+    },
+    async (request) => {
+      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const number = Number(request.body.pr.number);
+      const pr = await deps.github.pullRequest(access.repository, number);
+      if (pr === null)
+        throw notFound("pull_request_not_found", `${repoName(access)} has no pull request #${number}`);
+      if (!pr.open)
+        throw conflict(
+          "pull_request_closed",
+          `#${number} is ${pr.merged ? "merged" : "closed"}; only open PRs can be queued`,
+        );
+      const queued = access.state.prs[number];
+      const alreadyQueued = queued !== undefined && !isTerminal(queued.state);
+      if (!alreadyQueued && !acceptsNewSubmissions(access.state)) {
+        throw conflict("queue_draining", `the ${access.queue.branch} queue is draining and takes no new PRs`);
+      }
+      const { priority } = request.body;
+      const events: QueueEvent[] = [
+        {
+          type: "pr_submitted",
+          submissionId: randomUUID(),
+          pr,
+          priority: priority === undefined || priority === null ? null : parsePriority(priority),
+          noBatch: request.body.noBatch ?? false,
+        },
+      ];
+      const targets = await findImpactedTargets(deps.store.db, access.queue.id, number, pr.headSha);
+      if (targets !== undefined)
+        events.push({ type: "impacted_targets_set", prNumber: number, headSha: pr.headSha, targets });
+      return recordOf(await deps.engine.dispatch(access.queue.id, events), access, number);
+    },
+  );
+
+  api.post<{ Body: PullRequestRequest }>(
+    "/cancelPullRequest",
+    { schema: { summary: "Take a PR out of the queue", body: PullRequestRequest, response: prResponses } },
+    async (request) => {
+      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const number = Number(request.body.pr.number);
+      const entry = access.state.prs[number];
+      if (entry === undefined) throw notSubmitted(access, number);
+      if (entry.state === "merged" || entry.state === "failed") {
+        throw conflict(
+          "pull_request_finished",
+          `#${number} already ${entry.state}; there is nothing to cancel`,
+        );
+      }
+      if (entry.state === "cancelled") return recordOf(access.state, access, number);
+      const state = await deps.engine.dispatch(access.queue.id, [
+        { type: "cancel_requested", prNumber: number, reason: "cancelled_by_user" },
+      ]);
+      return recordOf(state, access, number);
+    },
+  );
+
+  api.post<{ Body: PullRequestRequest }>(
+    "/restartTestsOnPullRequest",
+    { schema: { summary: "Test a queued PR again", body: PullRequestRequest, response: prResponses } },
+    async (request) => {
+      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const number = Number(request.body.pr.number);
+      const entry = access.state.prs[number];
+      if (entry === undefined) throw notSubmitted(access, number);
+      if (isTerminal(entry.state)) {
+        throw conflict("pull_request_finished", `#${number} already ${entry.state}; submit it again instead`);
+      }
+      const state = await deps.engine.dispatch(access.queue.id, [
+        { type: "restart_requested", prNumber: number },
+      ]);
+      return recordOf(state, access, number);
+    },
+  );
+
+  api.post<{ Body: SetImpactedTargetsRequest }>(
+    "/setImpactedTargets",
+    {
+      schema: {
+        summary: "Set the build/test targets a PR's head commit impacts (parallel queues)",
+        body: SetImpactedTargetsRequest,
+        response: { 200: ImpactedTargetsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const number = Number(request.body.pr.number);
+      const headSha = request.body.pr.sha.toLowerCase();
+      const targets =
+        request.body.impactedTargets === "ALL" ? "ALL" : [...new Set(request.body.impactedTargets)];
+      await saveImpactedTargets(
+        deps.store.db,
+        { queueId: access.queue.id, prNumber: number, headSha, targets },
+        deps.clock(),
+      );
+      if (access.state.prs[number] !== undefined) {
+        await deps.engine.dispatch(access.queue.id, [
+          { type: "impacted_targets_set", prNumber: number, headSha, targets },
+        ]);
+      }
+      return {
+        prNumber: number,
+        prSha: headSha,
+        impactedTargets: targets === "ALL" ? "ALL" : targets.length,
+      };
+    },
+  );
+
+  api.post<{ Body: PullRequestRequest }>(
+    "/getSubmittedPullRequest",
+    { schema: { summary: "Read a PR's latest submission", body: PullRequestRequest, response: prResponses } },
+    async (request) => {
+      const access = await resolveQueue(deps, principalOf(request), request.body);
+      return recordOf(access.state, access, Number(request.body.pr.number));
+    },
+  );
+
+  api.post<{ Body: ListPullRequestsRequest }>(
+    "/listPullRequests",
+    {
+      schema: {
+        summary: "List every submission to a queue, newest first",
+        body: ListPullRequestsRequest,
+        response: { 200: Type.Ref(PullRequestList), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { queue } = await resolveQueue(deps, principalOf(request), request.body);
+      const { state, since, cursor, take = 50 } = request.body;
+      const page = await listSubmissions(deps.store.db, queue.id, {
+        state,
+        since: since === undefined ? undefined : Date.parse(since),
+        after: cursor === undefined || cursor === "" ? undefined : decodeCursor(cursor, queue.id),
+        take,
+      });
+      return {
+        pullRequests: page.records,
+        nextCursor: page.last === null ? null : encodeCursor(page.last, queue.id),
+      };
+    },
+  );
+}

@@ -1,0 +1,36 @@
+// getMergeQueueTestingDetails (interface 2.4, contract 4).
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { testRunView } from "../../queue/index.ts";
+import { findTestRunRecord } from "../../store/submissions.ts";
+import { principalOf } from "../auth.ts";
+import type { ApiDependencies } from "../dependencies.ts";
+import { errorResponses } from "../openapi.ts";
+import { notFound } from "../problem.ts";
+import { resolveQueue } from "../queue-access.ts";
+import { TestingDetailsRequest, TestRunRecord } from "../schemas.ts";
+import { pullRequestUrl } from "../../urls.ts";
+
+export function registerTestRunRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+  api.post<{ Body: TestingDetailsRequest }>(
+    "/getMergeQueueTestingDetails",
+    {
+      schema: {
+        summary: "Read a test run: its branch, commit, PRs and CI results",
+        body: TestingDetailsRequest,
+        response: { 200: Type.Ref(TestRunRecord), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { repository, queue, state } = await resolveQueue(deps, principalOf(request), request.body);
+      const { testRunId } = request.body;
+      const record =
+        testRunView(state, testRunId, (n) => pullRequestUrl(deps.config, repository, n)) ??
+        (await findTestRunRecord(deps.store.db, queue.id, testRunId));
+      if (record === null || record === undefined) {
+        throw notFound("test_run_not_found", `the ${queue.branch} queue has no test run ${testRunId}`);
+      }
+      return record;
+    },
+  );
+}

@@ -1,0 +1,93 @@
+// Reads from GitHub through the app's installation on a repository (Probot's Octokit, authenticated as the
+// installation). Everything that asks GitHub a question goes through here or the command executor.
+import type { Probot, ProbotOctokit } from "probot";
+import type { ProviderMergeability, PullRequestFacts, StatusReport } from "../queue/index.ts";
+import { checkRunReport, commitStatusReport } from "./status-reports.ts";
+
+export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
+
+export interface RepoAddress {
+  owner: string;
+  name: string;
+  installationId: number | null;
+}
+
+export class NotInstalledError extends Error {}
+
+export interface OpenPullRequest extends PullRequestFacts {
+  open: boolean;
+  merged: boolean;
+  draft: boolean;
+}
+
+/** contract 5.1: mergeable true and not dirty, blocked or draft; null while GitHub computes it. */
+export function mergeabilityOf(pr: {
+  mergeable: boolean | null;
+  mergeable_state: string;
+}): ProviderMergeability {
+  if (pr.mergeable === null) return "in_progress";
+  if (!pr.mergeable || ["dirty", "blocked", "draft"].includes(pr.mergeable_state)) return "not_mergeable";
+  return "mergeable";
+}
+
+export class GitHubGateway {
+  constructor(private readonly app: Probot) {}
+
+  async octokit(repo: RepoAddress): Promise<InstallationOctokit> {
+    if (repo.installationId === null) {
+      throw new NotInstalledError(`the GitHub App is not installed on ${repo.owner}/${repo.name}`);
+    }
+    return (await this.app.auth(repo.installationId)) as InstallationOctokit;
+  }
+
+  /** The PR as the queue needs it, or null when it does not exist. */
+  async pullRequest(repo: RepoAddress, number: number): Promise<OpenPullRequest | null> {
+    const octokit = await this.octokit(repo);
+    try {
+      const { data } = await octokit.rest.pulls.get({
+        owner: repo.owner,
+        repo: repo.name,
+        pull_number: number,
+      });
+      return {
+        number: data.number,
+        title: data.title,
+        headSha: data.head.sha,
+        baseBranch: data.base.ref,
+        author: data.user?.login ?? "ghost",
+        mergeability: data.draft ? "not_mergeable" : mergeabilityOf(data),
+        open: data.state === "open",
+        merged: data.merged,
+        draft: data.draft ?? false,
+      };
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** The branch's head commit, or null when the branch does not exist. */
+  async branchHead(repo: RepoAddress, branch: string): Promise<string | null> {
+    const octokit = await this.octokit(repo);
+    try {
+      const { data } = await octokit.rest.git.getRef({
+        owner: repo.owner,
+        repo: repo.name,
+        ref: `heads/${branch}`,
+      });
+      return data.object.sha;
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** Everything CI reported on a commit: check runs and commit statuses (polling, contract 5.3). */
+  async ciReports(repo: RepoAddress, sha: string): Promise<StatusReport[]> {
+    const octokit = await this.octokit(repo);
+    const target = { owner: repo.owner, repo: repo.name, ref: sha, per_page: 100 };
+    const checkRuns = await octokit.paginate(octokit.rest.checks.listForRef, target);
+    const statuses = await octokit.paginate(octokit.rest.repos.listCommitStatusesForRef, target);
+    return [...checkRuns.map(checkRunReport), ...statuses.map(commitStatusReport)];
+  }
+}

@@ -1,0 +1,80 @@
+// `push` to a target branch and `pull_request` changes that take a PR out of its queue (contract 5.1, 5.4).
+import type { Probot } from "probot";
+import { type CancelReason, isTerminal } from "../../queue/index.ts";
+import { findQueueLocation } from "../../store/queue-locations.ts";
+import { deliveryOf, type RepositoryPayload, repoOf, type WebhookDependencies } from "./context.ts";
+
+const deletedSha = /^0{40}$/;
+
+export function registerBranchEvents(app: Probot, deps: WebhookDependencies): void {
+  const { store, engine, githubHost } = deps;
+
+  app.on("push", async (context) => {
+    const { ref, after, repository } = context.payload;
+    if (!ref.startsWith("refs/heads/") || deletedSha.test(after)) return;
+    const location = await findQueueLocation(
+      store.db,
+      repoOf(githubHost, repository),
+      ref.slice("refs/heads/".length),
+    );
+    if (location === undefined) return;
+    await engine.dispatch(
+      location.queueId,
+      [{ type: "target_branch_moved", sha: after }],
+      deliveryOf(context),
+    );
+  });
+
+  /** Cancels the PR in the queue of `baseBranch`, if it is queued there. */
+  const cancel = async (
+    context: { id: string; name: string },
+    repository: RepositoryPayload,
+    baseBranch: string,
+    prNumber: number,
+    reason: CancelReason,
+  ) => {
+    const location = await findQueueLocation(store.db, repoOf(githubHost, repository), baseBranch);
+    if (location === undefined) return;
+    const entry = (await engine.read(location.queueId))?.prs[prNumber];
+    if (entry === undefined || isTerminal(entry.state)) return;
+    await engine.dispatch(
+      location.queueId,
+      [{ type: "cancel_requested", prNumber, reason }],
+      deliveryOf(context),
+    );
+  };
+
+  app.on("pull_request.closed", async (context) => {
+    const pr = context.payload.pull_request;
+    // A PR the queue merged is terminal already; one merged by hand left the queue outside it.
+    await cancel(
+      context,
+      context.payload.repository,
+      pr.base.ref,
+      pr.number,
+      pr.merged ? "merged_outside_queue" : "pr_closed",
+    );
+  });
+
+  app.on("pull_request.synchronize", async (context) => {
+    const pr = context.payload.pull_request;
+    await cancel(context, context.payload.repository, pr.base.ref, pr.number, "pr_updated");
+  });
+
+  app.on("pull_request.converted_to_draft", async (context) => {
+    const pr = context.payload.pull_request;
+    await cancel(context, context.payload.repository, pr.base.ref, pr.number, "pr_draft");
+  });
+
+  app.on("pull_request.edited", async (context) => {
+    const previousBase = context.payload.changes.base?.ref.from;
+    if (previousBase === undefined) return;
+    await cancel(
+      context,
+      context.payload.repository,
+      previousBase,
+      context.payload.pull_request.number,
+      "base_changed",
+    );
+  });
+}

@@ -1,0 +1,12 @@
+import type { Probot } from "probot";
+import { registerBranchEvents } from "./branch-events.ts";
+import { registerCiEvents } from "./ci-events.ts";
+import { registerCommentCommands } from "./comment-commands.ts";
+import type { WebhookDependencies } from "./context.ts";
+
+/** Webhooks → queue events (contract 5.10). */
+export function registerQueueWebhooks(app: Probot, deps: WebhookDependencies): void {
+  registerCommentCommands(app, deps);
+  registerBranchEvents(app, deps);
+  registerCiEvents(app, deps);
+}

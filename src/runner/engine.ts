@@ -1,0 +1,117 @@
+// The merge queue engine as the rest of the service sees it: queues are created, read, stepped and
+// deleted here; commands are executed and timers run in the background.
+import type { Logger } from "probot";
+import {
+  hasNonTerminalPullRequests,
+  initialQueueState,
+  type QueueEvent,
+  type QueueSettings,
+  type QueueState,
+} from "../queue/index.ts";
+import type { Store } from "../store/database.ts";
+import type { QueueLocation } from "../store/queue-locations.ts";
+import { deleteQueueRow, insertQueue } from "../store/queues.ts";
+import { insertQueueState, loadQueueState, lockQueue } from "../store/queue-states.ts";
+import type { CommandExecutor } from "./command-executor.ts";
+import { OutboxWorker } from "./outbox-worker.ts";
+import { type DispatchOptions, QueueRunner } from "./queue-runner.ts";
+import { type GitHubPoller, Scheduler, type SchedulerOptions } from "./scheduler.ts";
+
+export interface EngineDependencies {
+  store: Store;
+  clock: () => number;
+  log: Logger;
+  executor: CommandExecutor;
+  github: GitHubPoller;
+  prUrl: (location: QueueLocation, prNumber: number) => string;
+  testBranchPrefix: string;
+  schedule: SchedulerOptions;
+}
+
+export interface NewQueueRequest {
+  queueId: string;
+  repositoryId: string;
+  branch: string;
+  targetHeadSha: string;
+  settings: QueueSettings;
+}
+
+export class MergeQueueEngine {
+  readonly runner: QueueRunner;
+  readonly worker: OutboxWorker;
+  readonly scheduler: Scheduler;
+
+  constructor(private readonly deps: EngineDependencies) {
+    this.runner = new QueueRunner({ ...deps, onCommandsSaved: (queueId) => this.worker.kick(queueId) });
+    this.worker = new OutboxWorker({ ...deps, runner: this.runner });
+    this.scheduler = new Scheduler({ ...deps, runner: this.runner, worker: this.worker }, deps.schedule);
+  }
+
+  /** Returns undefined when the repository already has a queue for the branch. */
+  async createQueue(request: NewQueueRequest): Promise<QueueState | undefined> {
+    const { store, clock, testBranchPrefix } = this.deps;
+    const now = clock();
+    const state = initialQueueState({
+      queueId: request.queueId,
+      targetBranch: request.branch,
+      targetHeadSha: request.targetHeadSha,
+      testBranchPrefix,
+      settings: request.settings,
+    });
+    return store.db.transaction().execute(async (trx) => {
+      const created = await insertQueue(
+        trx,
+        {
+          id: request.queueId,
+          repositoryId: request.repositoryId,
+          branch: request.branch,
+          settings: request.settings,
+        },
+        now,
+      );
+      if (!created) return undefined;
+      await insertQueueState(trx, state, now);
+      return state;
+    });
+  }
+
+  read(queueId: string): Promise<QueueState | undefined> {
+    return this.runner.read(queueId);
+  }
+
+  dispatch(
+    queueId: string,
+    events: readonly QueueEvent[],
+    options?: DispatchOptions,
+  ): Promise<QueueState | undefined> {
+    return this.runner.dispatch(queueId, events, options);
+  }
+
+  /** contract 4: refused (false) while any PR is in a non-terminal state; checked under the queue's lock. */
+  async deleteQueueIfEmpty(queueId: string): Promise<boolean> {
+    const { store } = this.deps;
+    return this.runner.exclusively(queueId, () =>
+      store.db.transaction().execute(async (trx) => {
+        await lockQueue(trx, store.dialect, queueId);
+        const stored = await loadQueueState(trx, queueId);
+        if (stored !== undefined && hasNonTerminalPullRequests(stored.state)) return false;
+        await deleteQueueRow(trx, queueId);
+        return true;
+      }),
+    );
+  }
+
+  start(): void {
+    this.scheduler.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.scheduler.stop();
+    await this.worker.idle();
+  }
+
+  /** Resolves when every command that can run now has run (tests use it to reach a quiet queue). */
+  async settle(): Promise<void> {
+    await this.worker.idle();
+  }
+}

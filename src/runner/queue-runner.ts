@@ -1,0 +1,95 @@
+// The shell around the queue core (DESIGN.md section 1): lock the queue, load its state, step, save the
+// new state with its commands and projections in one transaction, then hand the commands to the worker.
+import type { Logger } from "probot";
+import { type QueueEvent, type QueueState, step } from "../queue/index.ts";
+import type { Store } from "../store/database.ts";
+import { recordDelivery } from "../store/deliveries.ts";
+import { completeCommand } from "../store/outbox.ts";
+import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
+import { loadQueueState, lockQueue, saveQueueStep } from "../store/queue-states.ts";
+import { KeyedMutex } from "./keyed-mutex.ts";
+import { logDecisions } from "./decision-log.ts";
+
+export interface RunnerDependencies {
+  store: Store;
+  clock: () => number;
+  log: Logger;
+  /** A PR's web address, for test run records. */
+  prUrl: (location: QueueLocation, prNumber: number) => string;
+  /** Called after a step saved commands, so the worker executes them. */
+  onCommandsSaved: (queueId: string) => void;
+}
+
+export interface DispatchOptions {
+  /** The webhook delivery the events come from: a redelivery is ignored. */
+  delivery?: { id: string; event: string };
+  /** The outbox command whose result the events are: completed in the same transaction. */
+  completesCommandId?: string;
+}
+
+export class QueueRunner {
+  readonly #deps: RunnerDependencies;
+  readonly #mutex = new KeyedMutex();
+
+  constructor(deps: RunnerDependencies) {
+    this.#deps = deps;
+  }
+
+  /** Applies events to a queue, one step each, atomically. Returns the new state (undefined: no queue). */
+  async dispatch(
+    queueId: string,
+    events: readonly QueueEvent[],
+    options: DispatchOptions = {},
+  ): Promise<QueueState | undefined> {
+    const { store, clock } = this.#deps;
+    return this.#mutex.run(queueId, async () => {
+      const location = await queueLocation(store.db, queueId);
+      if (location === undefined) return undefined;
+      const now = clock();
+      const outcome = await store.db.transaction().execute(async (trx) => {
+        await lockQueue(trx, store.dialect, queueId);
+        const { delivery, completesCommandId } = options;
+        if (
+          delivery !== undefined &&
+          !(await recordDelivery(trx, `${delivery.id}:${queueId}`, delivery.event, now))
+        ) {
+          return undefined;
+        }
+        const stored = await loadQueueState(trx, queueId);
+        if (stored === undefined) return undefined;
+        let state = stored.state;
+        const commands = [];
+        for (const event of events) {
+          const result = step(state, event, now);
+          state = result.state;
+          commands.push(...result.commands);
+        }
+        if (completesCommandId !== undefined) await completeCommand(trx, completesCommandId, now);
+        if (state !== stored.state || commands.length > 0) {
+          await saveQueueStep(trx, {
+            stored,
+            next: state,
+            commands,
+            now,
+            prUrl: (prNumber) => this.#deps.prUrl(location, prNumber),
+          });
+        }
+        return { previous: stored.state, state, commandCount: commands.length };
+      });
+      if (outcome === undefined) return undefined;
+      logDecisions(this.#deps.log, location, outcome.previous, outcome.state);
+      if (outcome.commandCount > 0) this.#deps.onCommandsSaved(queueId);
+      return outcome.state;
+    });
+  }
+
+  /** Runs `action` while no step of the queue runs in this process. */
+  exclusively<T>(queueId: string, action: () => Promise<T>): Promise<T> {
+    return this.#mutex.run(queueId, action);
+  }
+
+  /** The queue's current state, without taking its lock (reads see the last committed step). */
+  async read(queueId: string): Promise<QueueState | undefined> {
+    return (await loadQueueState(this.#deps.store.db, queueId))?.state;
+  }
+}

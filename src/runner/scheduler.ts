@@ -1,0 +1,105 @@
+// Timers of the queue: testing timeouts (tick), commands due for a retry, and polling GitHub so that a
+// missed webhook never wedges a run (contract 5.3) nor a PR whose mergeability GitHub was computing (5.1).
+import type { Logger } from "probot";
+import { type PullRequestFacts, type QueueEvent, type StatusReport } from "../queue/index.ts";
+import type { Store } from "../store/database.ts";
+import { queuesWithDueCommands } from "../store/outbox.ts";
+import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
+import { notReadyPullRequests, queuesNeedingAttention } from "../store/queue-states.ts";
+import type { OutboxWorker } from "./outbox-worker.ts";
+import type { QueueRunner } from "./queue-runner.ts";
+
+/** What the scheduler reads from GitHub. */
+export interface GitHubPoller {
+  ciReports(location: QueueLocation, sha: string): Promise<StatusReport[]>;
+  pullRequest(location: QueueLocation, number: number): Promise<PullRequestFacts | null>;
+}
+
+export interface SchedulerOptions {
+  /** How often deadlines and due commands are checked. */
+  tickIntervalMs: number;
+  /** How often runs in flight and unsettled mergeability are read from GitHub. */
+  pollIntervalMs: number;
+}
+
+export class Scheduler {
+  #timer: NodeJS.Timeout | undefined;
+  #lastPoll = 0;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: {
+      store: Store;
+      runner: QueueRunner;
+      worker: OutboxWorker;
+      github: GitHubPoller;
+      clock: () => number;
+      log: Logger;
+    },
+    private readonly options: SchedulerOptions,
+  ) {}
+
+  start(): void {
+    this.#timer = setInterval(() => void this.runOnce(), this.options.tickIntervalMs);
+    this.#timer.unref();
+    void this.runOnce();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+
+  /** One pass; overlapping passes are skipped. `poll` forces the GitHub polling part. */
+  async runOnce(options: { poll?: boolean } = {}): Promise<void> {
+    if (this.#running !== undefined) return this.#running;
+    this.#running = this.#pass(options.poll ?? false)
+      .catch((error: unknown) => this.deps.log.error({ err: error }, "scheduler pass failed"))
+      .finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async #pass(forcePoll: boolean): Promise<void> {
+    const { store, runner, worker, clock } = this.deps;
+    const now = clock();
+    for (const queueId of await queuesWithDueCommands(store.db, now)) worker.kick(queueId);
+    const poll = forcePoll || now - this.#lastPoll >= this.options.pollIntervalMs;
+    if (poll) this.#lastPoll = now;
+    for (const queue of await queuesNeedingAttention(store.db, now)) {
+      const events: QueueEvent[] = queue.deadlinePassed ? [{ type: "tick" }] : [];
+      if (poll && (queue.runsInFlight || queue.awaitingMergeability)) {
+        events.push(...(await this.#pollGitHub(queue.queueId)));
+      }
+      if (events.length > 0) await runner.dispatch(queue.queueId, events);
+    }
+  }
+
+  async #pollGitHub(queueId: string): Promise<QueueEvent[]> {
+    const { store, runner, github, log } = this.deps;
+    const [location, state] = await Promise.all([queueLocation(store.db, queueId), runner.read(queueId)]);
+    if (location === undefined || state === undefined || location.installationId === null) return [];
+    const events: QueueEvent[] = [];
+    try {
+      for (const run of Object.values(state.runs)) {
+        if (run.status !== "in_progress" || run.testBranchSha === null) continue;
+        const sha = run.testBranchSha;
+        for (const report of await github.ciReports(location, sha))
+          events.push({ type: "status_reported", sha, report });
+      }
+      for (const prNumber of notReadyPullRequests(state)) {
+        const pr = await github.pullRequest(location, prNumber);
+        if (pr !== null) {
+          events.push({
+            type: "mergeability_observed",
+            prNumber,
+            headSha: pr.headSha,
+            mergeability: pr.mergeability,
+          });
+        }
+      }
+    } catch (error) {
+      log.warn({ err: error, queueId }, "polling GitHub failed; the next pass tries again");
+    }
+    return events;
+  }
+}

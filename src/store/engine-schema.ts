@@ -1,0 +1,82 @@
+// Row types of the merge queue engine's tables (migration 0003).
+export interface QueueStatesTable {
+  queue_id: string;
+  /** The queue core's QueueState as JSON: the source of truth of the queue. */
+  state: string;
+  version: number;
+  next_command_seq: number;
+  next_deadline: number | null;
+  runs_in_flight: number;
+  awaiting_mergeability: number;
+  updated_at: number;
+}
+
+export interface OutboxCommandsTable {
+  id: string;
+  queue_id: string;
+  /** Commands of one queue execute in this order. */
+  seq: number;
+  /** The QueueCommand as JSON. */
+  command: string;
+  created_at: number;
+  attempts: number;
+  next_attempt_at: number;
+  /** A worker that claimed the command owns it until then (several replicas share the outbox). */
+  claimed_until: number | null;
+  completed_at: number | null;
+  last_error: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event: string;
+  received_at: number;
+}
+
+export interface TestRunsTable {
+  id: string;
+  queue_id: string;
+  status: string;
+  test_branch: string;
+  test_branch_sha: string | null;
+  started_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+  /** The test run record (interface 2.4) as JSON, as of the run's last change. */
+  record: string;
+}
+
+export interface PullRequestTransitionsTable {
+  submission_id: string;
+  seq: number;
+  queue_id: string;
+  pr_number: number;
+  state: string;
+  reason: string;
+  at: number;
+}
+
+export interface PullRequestCommentsTable {
+  submission_id: string;
+  queue_id: string;
+  comment_id: number;
+}
+
+export interface ImpactedTargetsTable {
+  queue_id: string;
+  pr_number: number;
+  head_sha: string;
+  /** JSON array of target names, or the JSON string "ALL". */
+  targets: string;
+  updated_at: number;
+}
+
+export interface QueueEngineTables {
+  impacted_targets: ImpactedTargetsTable;
+  queue_states: QueueStatesTable;
+  outbox_commands: OutboxCommandsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  test_runs: TestRunsTable;
+  pull_request_transitions: PullRequestTransitionsTable;
+  pull_request_comments: PullRequestCommentsTable;
+}

@@ -1,0 +1,243 @@
+// The queue core's state per queue, saved together with the commands it produced (the transactional
+// outbox) and the projections that the API and metrics read (DESIGN.md section 1).
+import { type Kysely, sql, type Transaction } from "kysely";
+import {
+  nextDeadline,
+  pullRequestView,
+  type QueueCommand,
+  type QueueState,
+  testRunView,
+} from "../queue/index.ts";
+import type { Dialect } from "./database.ts";
+import { newId } from "./ids.ts";
+import { queueColumns } from "./queues.ts";
+import type { Database } from "./schema.ts";
+
+export interface StoredQueueState {
+  queueId: string;
+  state: QueueState;
+  version: number;
+  nextCommandSeq: number;
+}
+
+/**
+ * Serialises steps of one queue across replicas: on PostgreSQL a transaction-scoped advisory lock on the
+ * queue; SQLite has a single writer, so its write transaction is the lock.
+ */
+export async function lockQueue(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  queueId: string,
+): Promise<void> {
+  if (dialect === "postgres") {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${queueId}, 0))`.execute(trx);
+  }
+}
+
+export async function loadQueueState(
+  db: Kysely<Database>,
+  queueId: string,
+): Promise<StoredQueueState | undefined> {
+  const row = await db
+    .selectFrom("queue_states")
+    .select(["state", "version", "next_command_seq"])
+    .where("queue_id", "=", queueId)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return {
+    queueId,
+    state: JSON.parse(row.state) as QueueState,
+    version: row.version,
+    nextCommandSeq: row.next_command_seq,
+  };
+}
+
+/**
+ * Queued PRs that are not ready: GitHub sends no webhook when a PR becomes mergeable (its own checks
+ * pass, a review arrives, GitHub finishes computing), so the scheduler re-reads them (contract 5.1).
+ */
+export function notReadyPullRequests(state: QueueState): number[] {
+  return state.line.filter((prNumber) => state.prs[prNumber]?.state === "not_ready");
+}
+
+function runsInFlight(state: QueueState): number {
+  return Object.values(state.runs).filter((run) => run.status === "in_progress").length;
+}
+
+/** Queues that need the scheduler: a deadline passed, runs to poll, or mergeability to re-read. */
+export async function queuesNeedingAttention(db: Kysely<Database>, now: number) {
+  const rows = await db
+    .selectFrom("queue_states")
+    .select(["queue_id", "next_deadline", "runs_in_flight", "awaiting_mergeability"])
+    .where((eb) =>
+      eb.or([
+        eb("next_deadline", "<=", now),
+        eb("runs_in_flight", ">", 0),
+        eb("awaiting_mergeability", ">", 0),
+      ]),
+    )
+    .execute();
+  return rows.map((row) => ({
+    queueId: row.queue_id,
+    deadlinePassed: row.next_deadline !== null && row.next_deadline <= now,
+    runsInFlight: row.runs_in_flight > 0,
+    awaitingMergeability: row.awaiting_mergeability > 0,
+  }));
+}
+
+export async function insertQueueState(db: Kysely<Database>, state: QueueState, now: number): Promise<void> {
+  await db
+    .insertInto("queue_states")
+    .values({
+      queue_id: state.queueId,
+      state: JSON.stringify(state),
+      version: 1,
+      next_command_seq: 1,
+      next_deadline: null,
+      runs_in_flight: 0,
+      awaiting_mergeability: 0,
+      updated_at: now,
+    })
+    .execute();
+}
+
+export interface QueueStep {
+  stored: StoredQueueState;
+  next: QueueState;
+  commands: readonly QueueCommand[];
+  now: number;
+  /** Links of PRs in test run records: the core does not know the repository's URL. */
+  prUrl: (prNumber: number) => string;
+}
+
+/** Saves the new state, its commands and its projections; call inside the queue's transaction. */
+export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep): Promise<void> {
+  const { stored, next, commands, now } = step;
+  await trx
+    .updateTable("queue_states")
+    .set({
+      state: JSON.stringify(next),
+      version: stored.version + 1,
+      next_command_seq: stored.nextCommandSeq + commands.length,
+      next_deadline: nextDeadline(next),
+      runs_in_flight: runsInFlight(next),
+      awaiting_mergeability: notReadyPullRequests(next).length,
+      updated_at: now,
+    })
+    .where("queue_id", "=", stored.queueId)
+    .execute();
+  if (commands.length > 0) {
+    await trx
+      .insertInto("outbox_commands")
+      .values(
+        commands.map((command, index) => ({
+          id: newId(),
+          queue_id: stored.queueId,
+          seq: stored.nextCommandSeq + index,
+          command: JSON.stringify(command),
+          created_at: now,
+          attempts: 0,
+          next_attempt_at: now,
+        })),
+      )
+      .execute();
+  }
+  await projectSubmissions(trx, stored.state, next);
+  await projectTestRuns(trx, stored.state, next, step.prUrl);
+  await projectQueueSettings(trx, stored.state, next, now);
+}
+
+/** Submissions whose entry changed: their row, record and new transitions. */
+async function projectSubmissions(trx: Transaction<Database>, previous: QueueState, next: QueueState) {
+  for (const [key, pr] of Object.entries(next.prs)) {
+    const before = previous.prs[Number(key)];
+    if (before === pr) continue;
+    const record = JSON.stringify(pullRequestView(next, pr.number));
+    const row = {
+      state: pr.state,
+      state_reason: pr.stateReason,
+      state_detail: pr.stateDetail,
+      state_changed_at: pr.stateChangedAt,
+      pr_title: pr.title,
+      pr_sha: pr.headSha,
+      pr_base_branch: pr.baseBranch,
+      priority_value: pr.priorityValue,
+      used_default_priority: pr.usedDefaultPriority ? 1 : 0,
+      skip_the_line: pr.priorityValue === 0 ? 1 : 0,
+      no_batch: pr.noBatch ? 1 : 0,
+      record,
+    } as const;
+    await trx
+      .insertInto("pull_request_submissions")
+      .values({
+        ...row,
+        id: pr.submissionId,
+        queue_id: next.queueId,
+        pr_number: pr.number,
+        pr_author: pr.author,
+        submitted_at: pr.submittedAt,
+      })
+      .onConflict((oc) => oc.column("id").doUpdateSet(row))
+      .execute();
+    const known = before?.submissionId === pr.submissionId ? before.history.length : 0;
+    const added = pr.history.slice(known);
+    if (added.length > 0) {
+      await trx
+        .insertInto("pull_request_transitions")
+        .values(
+          added.map((transition, index) => ({
+            submission_id: pr.submissionId,
+            seq: known + index,
+            queue_id: next.queueId,
+            pr_number: pr.number,
+            state: transition.state,
+            reason: transition.reason,
+            at: transition.at,
+          })),
+        )
+        .onConflict((oc) => oc.columns(["submission_id", "seq"]).doNothing())
+        .execute();
+    }
+  }
+}
+
+async function projectTestRuns(
+  trx: Transaction<Database>,
+  previous: QueueState,
+  next: QueueState,
+  prUrl: (prNumber: number) => string,
+) {
+  for (const run of Object.values(next.runs)) {
+    if (previous.runs[run.id] === run) continue;
+    const row = {
+      status: run.status,
+      test_branch: run.testBranch,
+      test_branch_sha: run.testBranchSha,
+      ended_at: run.endedAt,
+      end_reason: run.endReason,
+      record: JSON.stringify(testRunView(next, run.id, prUrl)),
+    };
+    await trx
+      .insertInto("test_runs")
+      .values({ ...row, id: run.id, queue_id: next.queueId, started_at: run.startedAt })
+      .onConflict((oc) => oc.column("id").doUpdateSet(row))
+      .execute();
+  }
+}
+
+/** The queues table mirrors the settings and state the core holds, for listings and metrics. */
+async function projectQueueSettings(
+  trx: Transaction<Database>,
+  previous: QueueState,
+  next: QueueState,
+  now: number,
+) {
+  const state = next.pendingMode === null ? next.status : "switching_modes";
+  const previousState = previous.pendingMode === null ? previous.status : "switching_modes";
+  if (previous.settings === next.settings && state === previousState) return;
+  await trx
+    .updateTable("queues")
+    .set({ ...queueColumns(next.settings, state), updated_at: now })
+    .where("id", "=", next.queueId)
+    .execute();
+}

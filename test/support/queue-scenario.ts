@@ -1,0 +1,86 @@
+// Whole-queue scenarios: the app on a real socket, talking to a stateful fake GitHub, with webhooks that
+// GitHub would send delivered to it (signed), and the engine run until the queue is quiet.
+import { FakeGitHub, type FakeRepository } from "./fake-github/index.ts";
+import { type TestServer, startTestServer, tokenFor } from "./api-server.ts";
+import { createTestStore, type TestStore } from "./database.ts";
+import { deliverWebhook } from "./webhooks.ts";
+import type { Dialect } from "../../src/store/database.ts";
+
+export const installationId = 4242;
+
+export interface Scenario {
+  fake: FakeGitHub;
+  repo: FakeRepository;
+  store: TestStore;
+  server: TestServer;
+  token: string;
+  /** The service's clock, which tests move forward. */
+  clock: { now: number };
+  /** POSTs to /v1/<path> with the organization's token and returns the parsed body and status. */
+  api(path: string, body: Record<string, unknown>): Promise<{ status: number; body: any }>;
+  /** Delivers every webhook GitHub emitted and runs the queue's commands, until nothing is left. */
+  settle(): Promise<void>;
+  /** Runs one scheduler pass (ticks, retries) with polling of GitHub. */
+  poll(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const repoRef = { host: "github.com", owner: "acme", name: "widgets" };
+
+export async function startScenario(
+  options: { dialect?: Dialect; files?: Record<string, string> } = {},
+): Promise<Scenario> {
+  const fake = new FakeGitHub();
+  const repo = fake.createRepository("acme/widgets", {
+    installationId,
+    files: options.files ?? { "README.md": "# widgets\n", "src/a.ts": "a\n", "src/b.ts": "b\n" },
+  });
+  const store = await createTestStore(options.dialect ?? "sqlite");
+  const clock = { now: Date.parse("2026-11-21T10:00:00.000Z") };
+  // A real fetch Response carries its URL; Octokit's pagination reads it.
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const response = await fake.fetch(input as string | URL | Request, init);
+    Object.defineProperty(response, "url", { value: new Request(input, init).url });
+    return response;
+  };
+  const server = await startTestServer(store, { fetch, clock: () => clock.now });
+  const token = await tokenFor(store, "acme");
+  // Webhooks from set-up (the initial pushes) are not for the app.
+  fake.takeWebhooks();
+
+  const settle = async () => {
+    for (let round = 0; round < 100; round++) {
+      await server.engine.settle();
+      const webhooks = fake.takeWebhooks();
+      if (webhooks.length === 0) return;
+      for (const webhook of webhooks) {
+        const response = await deliverWebhook(server.url, webhook.name, webhook.payload, webhook.id);
+        if (response.status >= 400)
+          throw new Error(`webhook ${webhook.name} answered ${response.status}: ${await response.text()}`);
+      }
+    }
+    throw new Error("the queue did not settle after 100 rounds of webhooks");
+  };
+
+  return {
+    fake,
+    repo,
+    store,
+    server,
+    token,
+    clock,
+    async api(path, body) {
+      const response = await server.post(path, body, token);
+      return { status: response.status, body: await response.json() };
+    },
+    settle,
+    async poll() {
+      await server.engine.scheduler.runOnce({ poll: true });
+      await settle();
+    },
+    async close() {
+      await server.close();
+      await store.destroy();
+    },
+  };
+}
