@@ -3,7 +3,8 @@
 import type { Logger } from "probot";
 import { type PullRequestFacts, type QueueEvent, type StatusReport } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
-import { queuesWithDueCommands } from "../store/outbox.ts";
+import { purgeDeliveries } from "../store/deliveries.ts";
+import { purgeCompletedCommands, queuesWithDueCommands } from "../store/outbox.ts";
 import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
 import { notReadyPullRequests, queuesNeedingAttention } from "../store/queue-states.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
@@ -15,6 +16,8 @@ export interface GitHubPoller {
   pullRequest(location: QueueLocation, number: number): Promise<PullRequestFacts | null>;
 }
 
+const hourMs = 3_600_000;
+
 export interface SchedulerOptions {
   /** How often deadlines and due commands are checked. */
   tickIntervalMs: number;
@@ -25,6 +28,7 @@ export interface SchedulerOptions {
 export class Scheduler {
   #timer: NodeJS.Timeout | undefined;
   #lastPoll = 0;
+  #lastPurge = 0;
   #running: Promise<void> | undefined;
 
   constructor(
@@ -62,6 +66,11 @@ export class Scheduler {
   async #pass(forcePoll: boolean): Promise<void> {
     const { store, runner, worker, clock } = this.deps;
     const now = clock();
+    if (now - this.#lastPurge >= hourMs) {
+      this.#lastPurge = now;
+      await purgeCompletedCommands(store.db, now - 24 * hourMs);
+      await purgeDeliveries(store.db, now - 7 * 24 * hourMs);
+    }
     for (const queueId of await queuesWithDueCommands(store.db, now)) worker.kick(queueId);
     const poll = forcePoll || now - this.#lastPoll >= this.options.pollIntervalMs;
     if (poll) this.#lastPoll = now;

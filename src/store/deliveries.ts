@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database } from "./schema.ts";
 
 /**
@@ -20,6 +20,7 @@ export async function recordDelivery(
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
-export async function purgeDeliveries(trx: Transaction<Database>, before: number): Promise<void> {
-  await trx.deleteFrom("webhook_deliveries").where("received_at", "<", before).execute();
+/** GitHub redelivers within days, not weeks: older records only take space. */
+export async function purgeDeliveries(db: Kysely<Database>, before: number): Promise<void> {
+  await db.deleteFrom("webhook_deliveries").where("received_at", "<", before).execute();
 }

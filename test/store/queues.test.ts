@@ -1,10 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_QUEUE_SETTINGS, initialQueueState, step } from "../../src/queue/index.ts";
 import { deleteQueueRow, findQueue, insertQueue } from "../../src/store/queues.ts";
-import { claimNextCommand, completeCommand, queuesWithDueCommands } from "../../src/store/outbox.ts";
+import {
+  claimNextCommand,
+  completeCommand,
+  purgeCompletedCommands,
+  queuesWithDueCommands,
+} from "../../src/store/outbox.ts";
 import { insertQueueState, loadQueueState, saveQueueStep } from "../../src/store/queue-states.ts";
 import { findRepository, forgetInstallation, rememberRepository } from "../../src/store/repositories.ts";
-import { recordDelivery } from "../../src/store/deliveries.ts";
+import { purgeDeliveries, recordDelivery } from "../../src/store/deliveries.ts";
 import { listSubmissions } from "../../src/store/submissions.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 import { aPr, T0 } from "../support/queue-factories.ts";
@@ -150,6 +155,29 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
     expect((await claimNextCommand(store.db, state.queueId, T0 + 70_000, 60_000))?.command).toEqual(
       result.commands[1],
     );
+  });
+
+  it("purges completed commands and old deliveries, keeping pending commands", async () => {
+    const { state } = await aQueue();
+    const result = step(state, aPr(12), T0);
+    await store.db.transaction().execute(async (trx) => {
+      const stored = (await loadQueueState(trx, state.queueId))!;
+      await saveQueueStep(trx, {
+        stored,
+        next: result.state,
+        commands: result.commands,
+        now: T0,
+        prUrl: String,
+      });
+      await recordDelivery(trx, "old:q", "status", T0);
+    });
+    const first = (await claimNextCommand(store.db, state.queueId, T0, 60_000))!;
+    await completeCommand(store.db, first.id, T0);
+    await purgeCompletedCommands(store.db, T0 + 1);
+    await purgeDeliveries(store.db, T0 + 1);
+    const left = await store.db.selectFrom("outbox_commands").select("id").execute();
+    expect(left).toHaveLength(result.commands.length - 1);
+    expect(await store.db.selectFrom("webhook_deliveries").selectAll().execute()).toEqual([]);
   });
 
   it("records a webhook delivery once", async () => {

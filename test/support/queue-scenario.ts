@@ -22,6 +22,8 @@ export interface Scenario {
   settle(): Promise<void>;
   /** Runs one scheduler pass (ticks, retries) with polling of GitHub. */
   poll(): Promise<void>;
+  /** Stops the service abruptly and starts a new one on the same database, as after a crash. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,7 +45,7 @@ export async function startScenario(
     Object.defineProperty(response, "url", { value: new Request(input, init).url });
     return response;
   };
-  const server = await startTestServer(store, { fetch, clock: () => clock.now });
+  let server = await startTestServer(store, { fetch, clock: () => clock.now });
   const token = await tokenFor(store, "acme");
   // Webhooks from set-up (the initial pushes) are not for the app.
   fake.takeWebhooks();
@@ -66,7 +68,9 @@ export async function startScenario(
     fake,
     repo,
     store,
-    server,
+    get server() {
+      return server;
+    },
     token,
     clock,
     async api(path, body) {
@@ -77,6 +81,10 @@ export async function startScenario(
     async poll() {
       await server.engine.scheduler.runOnce({ poll: true });
       await settle();
+    },
+    async restart() {
+      await server.close();
+      server = await startTestServer(store, { fetch, clock: () => clock.now });
     },
     async close() {
       await server.close();
