@@ -135,6 +135,16 @@ export function classifyTest(
   return { value: "healthy", reason: describeHealthy(total, failed) };
 }
 
+/**
+ * The classification of every test without a failure in the window, run or not. Its sentence names no count and no
+ * time, so it stays true as the window slides until a failure is uploaded: storage keeps such tests as they are
+ * instead of rewriting each one on every upload and every hour (contract 7.3: classification is incremental).
+ */
+export const healthyWithoutFailures: Readonly<Classification> = Object.freeze({
+  value: "healthy",
+  reason: "no failures in the last 7 days",
+});
+
 export type QuarantineSetting = "always" | "never" | "auto";
 
 /** contract 7.4: `always` and `never` decide; `auto` quarantines flaky tests when the repo's auto-quarantine is on. */
@@ -224,8 +234,7 @@ function describeFlakyCommit({
 }
 
 function describeHealthy(total: number, failed: number): string {
-  if (total === 0) return "no runs in the last 7 days";
-  if (failed === 0) return `passed ${total === 1 ? "its only run" : `all ${total} runs`} in the last 7 days`;
+  if (failed === 0) return healthyWithoutFailures.reason;
   return `failed ${failed} of ${plural(total, "run")} in the last 7 days, but never passed on a commit or stable branch where it failed`;
 }
 

@@ -2,10 +2,12 @@
 // built output (Kysely's FileMigrationProvider cannot load .ts files under vitest; DESIGN.md section 3).
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import * as foundation from "../../db/migrations/0001_foundation.ts";
+import * as testHealth from "../../db/migrations/0002_test_health.ts";
 import * as queueEngine from "../../db/migrations/0003_queue_engine.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_foundation": foundation,
+  "0002_test_health": testHealth,
   "0003_queue_engine": queueEngine,
 };
 

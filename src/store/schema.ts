@@ -2,6 +2,7 @@
 // foundation migration), so the same rows come back from SQLite and PostgreSQL.
 import type { Generated } from "kysely";
 import type { QueueEngineTables } from "./engine-schema.ts";
+import type { TestHealthTables } from "./test-health-schema.ts";
 
 export type Flag = 0 | 1;
 
@@ -89,7 +90,7 @@ export interface PullRequestSubmissionsTable {
   record: Generated<string>;
 }
 
-export interface Database extends QueueEngineTables {
+export interface Database extends QueueEngineTables, TestHealthTables {
   organizations: OrganizationsTable;
   organization_owners: OrganizationOwnersTable;
   api_tokens: ApiTokensTable;

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { v5 as uuidv5 } from "uuid";
 import { describe, expect, it } from "vitest";
 import { testCaseId } from "../../src/health/test-identity.ts";
@@ -70,6 +71,15 @@ describe("test identity (contract 7.2)", () => {
       expect(testCaseId(repo, { ...key, [field]: `${key[field]}-other` })).not.toBe(testCaseId(repo, key));
     },
   );
+
+  it("agrees with the uuid package for any text, astral and lone surrogates included", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" }), (name, classname) => {
+        const literal = `github.com/acme/widgets##${classname}##${name}#`;
+        expect(testCaseId(repo, { classname, name })).toBe(uuidv5(literal, uuidv5.URL));
+      }),
+    );
+  });
 
   it("depends on the order of the fields", () => {
     expect(testCaseId(repo, { classname: "a", parent: "b" })).not.toBe(

@@ -1,0 +1,81 @@
+// How a test's stored health follows from a new classification or quarantine setting (contract 7.3, 7.4).
+import type { TestCaseHealth } from "../store/test-cases.ts";
+import {
+  type Classification,
+  healthyWithoutFailures,
+  isQuarantined,
+  type QuarantineSetting,
+} from "./classification.ts";
+
+/** The health of a test seen for the first time, classified from its first results. */
+export function firstHealth(classification: Classification, now: number): TestCaseHealth {
+  const quarantined = isQuarantined({ setting: "auto", autoQuarantine: true, status: classification.value });
+  return {
+    status: classification.value,
+    statusReason: classification.reason,
+    statusChangedAt: now,
+    quarantineSetting: "auto",
+    quarantined,
+    quarantinedAt: quarantined ? now : null,
+    settled: isSettled(classification),
+  };
+}
+
+/**
+ * The health after a new classification: `statusChangedAt` moves only when the status does (contract 7.3), and
+ * `quarantinedAt` only when the test becomes quarantined (7.4). Auto-quarantine is on for every repository
+ * (its default): the service offers no switch to turn it off.
+ */
+export function reclassifiedHealth(
+  health: TestCaseHealth,
+  classification: Classification,
+  now: number,
+): TestCaseHealth {
+  const statusChanged = classification.value !== health.status;
+  return withQuarantine(
+    {
+      ...health,
+      status: classification.value,
+      statusReason: classification.reason,
+      statusChangedAt: statusChanged ? now : health.statusChangedAt,
+      settled: isSettled(classification),
+    },
+    health.quarantineSetting,
+    now,
+  );
+}
+
+/** The health after the test's quarantine setting is set (contract 7.4, set-quarantine-setting). */
+export function withQuarantine(
+  health: TestCaseHealth,
+  setting: QuarantineSetting,
+  now: number,
+): TestCaseHealth {
+  const quarantined = isQuarantined({ setting, autoQuarantine: true, status: health.status });
+  return {
+    ...health,
+    quarantineSetting: setting,
+    quarantined,
+    quarantinedAt: quarantined && !health.quarantined ? now : health.quarantinedAt,
+  };
+}
+
+export function sameHealth(a: TestCaseHealth, b: TestCaseHealth): boolean {
+  return (
+    a.status === b.status &&
+    a.statusReason === b.statusReason &&
+    a.statusChangedAt === b.statusChangedAt &&
+    a.quarantineSetting === b.quarantineSetting &&
+    a.quarantined === b.quarantined &&
+    a.quarantinedAt === b.quarantinedAt &&
+    a.settled === b.settled
+  );
+}
+
+// Only the classification of a test without failures in the window stays true whatever time passes.
+function isSettled(classification: Classification): boolean {
+  return (
+    classification.value === healthyWithoutFailures.value &&
+    classification.reason === healthyWithoutFailures.reason
+  );
+}

@@ -1,0 +1,278 @@
+// Test cases (contract 7.2) and the aggregates classification and quarantine keep on them (7.3, 7.4).
+import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import type { HealthStatus, QuarantineSetting } from "../health/classification.ts";
+import { insertRows, placeholders } from "./bulk-insert.ts";
+import type { Dialect, Store } from "./database.ts";
+import type { Repository } from "./repositories.ts";
+import type { Database } from "./schema.ts";
+import type { TestCasesTable } from "./test-health-schema.ts";
+
+export interface TestCaseIdentity {
+  /** contract 7.2: the UUIDv5 a client can compute. */
+  id: string;
+  repositoryId: string;
+  name: string;
+  classname: string;
+  parent: string;
+  filePath: string;
+  variant: string;
+}
+
+export interface TestCaseHealth {
+  status: HealthStatus;
+  statusReason: string;
+  statusChangedAt: number;
+  quarantineSetting: QuarantineSetting;
+  quarantined: boolean;
+  /** When it last became quarantined; kept after it is released. */
+  quarantinedAt: number | null;
+  /** Healthy without any failure in the window when last classified (see TestCasesTable.settled). */
+  settled: boolean;
+}
+
+export interface TestCase extends TestCaseIdentity, TestCaseHealth {
+  /** The database's integer key, which results refer to. */
+  key: number;
+  firstSeenAt: number;
+}
+
+export type NewTestCase = Omit<TestCase, "key">;
+
+const insertColumns = [
+  "id",
+  "repository_id",
+  "name",
+  "classname",
+  "parent",
+  "file_path",
+  "variant",
+  "status",
+  "status_reason",
+  "status_changed_at",
+  "quarantine_setting",
+  "quarantined",
+  "quarantined_at",
+  "settled",
+  "first_seen_at",
+] as const;
+
+const flag = (value: boolean) => (value ? 1 : 0);
+
+function rowValues(testCase: NewTestCase): unknown[] {
+  return [
+    testCase.id,
+    testCase.repositoryId,
+    testCase.name,
+    testCase.classname,
+    testCase.parent,
+    testCase.filePath,
+    testCase.variant,
+    testCase.status,
+    testCase.statusReason,
+    testCase.statusChangedAt,
+    testCase.quarantineSetting,
+    flag(testCase.quarantined),
+    testCase.quarantinedAt,
+    flag(testCase.settled),
+    testCase.firstSeenAt,
+  ];
+}
+
+export function testCaseFromRow(row: Selectable<TestCasesTable>): TestCase {
+  return {
+    key: row.key,
+    id: row.id,
+    repositoryId: row.repository_id,
+    name: row.name,
+    classname: row.classname,
+    parent: row.parent,
+    filePath: row.file_path,
+    variant: row.variant,
+    status: row.status as HealthStatus,
+    statusReason: row.status_reason,
+    statusChangedAt: row.status_changed_at,
+    quarantineSetting: row.quarantine_setting as QuarantineSetting,
+    quarantined: row.quarantined === 1,
+    quarantinedAt: row.quarantined_at,
+    settled: row.settled === 1,
+    firstSeenAt: row.first_seen_at,
+  };
+}
+
+/**
+ * Runs `work` in a transaction that no other test-health writer of the repository runs beside: uploads, the hourly
+ * pass and quarantine settings of one repository read and write the same aggregates. SQLite has one writer anyway;
+ * on PostgreSQL a transaction-scoped advisory lock on the repository serialises them across replicas, without
+ * the deadlocks that row locks taken batch by batch would risk.
+ */
+export async function inTestHealthTransaction<T>(
+  store: Store,
+  repositoryId: string,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  return store.db.transaction().execute(async (trx) => {
+    if (store.dialect === "postgres") {
+      await sql`select pg_advisory_xact_lock(hashtext('switchyard.test_health'), hashtext(${repositoryId}))`.execute(
+        trx,
+      );
+    }
+    return work(trx);
+  });
+}
+
+// Look-ups by id go in chunks: an `in` list of this many ids is one statement on both dialects.
+const LOOKUP_CHUNK = 500;
+
+/** The keys of the test cases among `ids` that exist (read from the id index alone). */
+export async function testCaseKeys(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  const keys = new Map<string, number>();
+  for (let start = 0; start < ids.length; start += LOOKUP_CHUNK) {
+    const chunk = ids.slice(start, start + LOOKUP_CHUNK);
+    const { rows } = await db.executeQuery<{ key: number; id: string }>(
+      CompiledQuery.raw(
+        `select "key", "id" from "test_cases" where "id" in (${placeholders(dialect, chunk.length)})`,
+        chunk,
+      ),
+    );
+    for (const row of rows) keys.set(row.id, row.key);
+  }
+  return keys;
+}
+
+/** Inserts new test cases and returns their keys by id. */
+export async function insertTestCases(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  testCases: readonly NewTestCase[],
+): Promise<Map<string, number>> {
+  const returned = await insertRows<Database, { key: number; id: string }>(
+    db,
+    dialect,
+    "test_cases",
+    insertColumns,
+    testCases.map(rowValues),
+    `returning "key", "id"`,
+  );
+  return new Map(returned.map((row) => [row.id, row.key]));
+}
+
+const healthColumns = [
+  "status",
+  "status_reason",
+  "status_changed_at",
+  "quarantine_setting",
+  "quarantined",
+  "quarantined_at",
+  "settled",
+] as const;
+
+/** Writes the health of existing test cases (their identity never changes). */
+export async function saveTestCaseHealth(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  testCases: readonly TestCase[],
+): Promise<void> {
+  if (testCases.length === 0) return;
+  // An insert that always conflicts is a multi-row update that both dialects run as one statement.
+  const updates = healthColumns.map((column) => `"${column}" = excluded."${column}"`).join(", ");
+  await insertRows(
+    db,
+    dialect,
+    "test_cases",
+    ["key", ...insertColumns],
+    testCases.map((testCase) => [testCase.key, ...rowValues(testCase)]),
+    `on conflict ("key") do update set ${updates}`,
+  );
+}
+
+export async function loadTestCases(db: Kysely<Database>, keys: readonly number[]): Promise<TestCase[]> {
+  const testCases: TestCase[] = [];
+  for (let start = 0; start < keys.length; start += LOOKUP_CHUNK) {
+    const rows = await db
+      .selectFrom("test_cases")
+      .selectAll()
+      .where("key", "in", keys.slice(start, start + LOOKUP_CHUNK))
+      .execute();
+    for (const row of rows) testCases.push(testCaseFromRow(row));
+  }
+  return testCases;
+}
+
+export async function findTestCase(
+  db: Kysely<Database>,
+  repositoryId: string,
+  id: string,
+): Promise<TestCase | undefined> {
+  const row = await db
+    .selectFrom("test_cases")
+    .selectAll()
+    .where("id", "=", id)
+    .where("repository_id", "=", repositoryId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : testCaseFromRow(row);
+}
+
+/** Keys of the repository's tests that are not settled: the ones an upload or the hourly pass must reclassify. */
+export async function unsettledTestKeys(db: Kysely<Database>, repositoryId: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom("test_cases")
+    .select("key")
+    .where("repository_id", "=", repositoryId)
+    // A literal, so that the planner matches the partial index's predicate.
+    .where("settled", "=", sql.lit(0))
+    .execute();
+  return rows.map((row) => row.key);
+}
+
+/** Repositories with tests whose status the passage of time may change. */
+export async function repositoriesWithUnsettledTests(db: Kysely<Database>): Promise<Repository[]> {
+  return db
+    .selectFrom("repositories")
+    .select(["id", "host", "owner", "name", "installation_id as installationId"])
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("test_cases")
+          .select("test_cases.key")
+          .whereRef("test_cases.repository_id", "=", "repositories.id")
+          .where("test_cases.settled", "=", sql.lit(0)),
+      ),
+    )
+    .execute();
+}
+
+export async function repositoriesWithTestCases(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom("test_cases").select("repository_id").distinct().execute();
+  return rows.map((row) => row.repository_id);
+}
+
+/**
+ * Forgets the repository's test cases first seen before `cutoff` that have no result left, unless someone chose
+ * their quarantine setting (that choice outlives the results). Returns how many were removed.
+ */
+export async function deleteForgottenTestCases(
+  db: Kysely<Database>,
+  repositoryId: string,
+  cutoff: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom("test_cases")
+    .where("repository_id", "=", repositoryId)
+    .where("first_seen_at", "<", cutoff)
+    .where("quarantine_setting", "=", "auto")
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("test_results")
+            .select("test_results.test_key")
+            .whereRef("test_results.test_key", "=", "test_cases.key"),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

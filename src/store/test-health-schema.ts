@@ -1,0 +1,84 @@
+// Row types of the test-health tables (migration 0002). Booleans are 0/1, times epoch milliseconds.
+import type { Generated } from "kysely";
+import type { Flag } from "./schema.ts";
+
+export interface TestCasesTable {
+  /** Assigned by the database; what results refer to. */
+  key: Generated<number>;
+  /** contract 7.2: UUIDv5 of the repository and the test's identity. */
+  id: string;
+  repository_id: string;
+  name: string;
+  classname: string;
+  parent: string;
+  file_path: string;
+  variant: string;
+  /** healthy, flaky or broken (contract 7.3). */
+  status: string;
+  status_reason: string;
+  status_changed_at: number;
+  /** always, never or auto (contract 7.4). */
+  quarantine_setting: string;
+  quarantined: Flag;
+  /** When the test last became quarantined; kept after it is released. */
+  quarantined_at: number | null;
+  /**
+   * 1 when the test was healthy without any failure in the window when it was last classified. Such a test stays
+   * exactly that until a failure is uploaded, so an upload in which it passes neither reads nor writes its row,
+   * and the hourly ageing pass leaves it alone (contract 7.3: classification stays incremental).
+   */
+  settled: Flag;
+  first_seen_at: number;
+}
+
+export interface TestUploadsTable {
+  key: Generated<number>;
+  id: string;
+  repository_id: string;
+  commit_sha: string;
+  branch: string;
+  pr_number: number | null;
+  job_name: string | null;
+  variant: string;
+  run_url: string | null;
+  /** The time of every result of the upload (contract 7.3). */
+  started_at: number;
+  received_at: number;
+  test_results: number;
+  failures: number;
+}
+
+export interface TestResultsTable {
+  test_key: number;
+  occurred_at: number;
+  upload_key: number;
+  /** The result's position in its upload: re-runs of one test keep their order. */
+  seq: number;
+  /** passed, failed or skipped. */
+  outcome: string;
+}
+
+export interface TestFailuresTable {
+  test_key: number;
+  occurred_at: number;
+  upload_key: number;
+  seq: number;
+  repository_id: string;
+  received_at: number;
+  /** contract 7.5: the normalised first line of the failure. */
+  summary: string;
+}
+
+export interface ServiceSecretsTable {
+  name: string;
+  secret: string;
+  created_at: number;
+}
+
+export interface TestHealthTables {
+  test_cases: TestCasesTable;
+  test_uploads: TestUploadsTable;
+  test_results: TestResultsTable;
+  test_failures: TestFailuresTable;
+  service_secrets: ServiceSecretsTable;
+}

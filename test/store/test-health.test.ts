@@ -1,0 +1,206 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { healthyWithoutFailures } from "../../src/health/classification.ts";
+import { ingestUpload, type UploadInput } from "../../src/health/ingestion.ts";
+import { JunitParseError } from "../../src/health/junit-parser.ts";
+import { maintainTestHealth } from "../../src/health/maintenance.ts";
+import { parseCodeowners } from "../../src/health/codeowners.ts";
+import type { RepositoryFacts } from "../../src/health/repository-facts.ts";
+import { testCaseId } from "../../src/health/test-identity.ts";
+import { newId } from "../../src/store/ids.ts";
+import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
+import { findTestCase, saveTestCaseHealth, type TestCase } from "../../src/store/test-cases.ts";
+import { failingTestsPage, type FailureCountKey, type PagePosition } from "../../src/store/test-listings.ts";
+import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { type CaseSpec, junitReport } from "../support/test-health.ts";
+
+const HOUR = 3600 * 1000;
+const DAY = 24 * HOUR;
+const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
+
+describe.each(testDialects)("test health storage on %s", (dialect) => {
+  let store: TestStore;
+  let repository: Repository;
+  let now: number;
+  const facts: RepositoryFacts = {
+    defaultBranch: async () => "main",
+    codeowners: async () => parseCodeowners(""),
+  };
+
+  beforeEach(async () => {
+    store = await createTestStore(dialect);
+    now = Date.parse("2026-11-21T12:00:00.000Z");
+    repository = await rememberRepository(
+      store.db,
+      { host: "github.com", owner: "acme", name: "widgets", installationId: 7 },
+      now,
+    );
+  });
+  afterEach(async () => {
+    await store.destroy();
+  });
+
+  const ingest = (cases: CaseSpec[] | string[], overrides: Partial<UploadInput> = {}) =>
+    ingestUpload(store, {
+      repository,
+      id: newId(),
+      commitSha: "a".repeat(40),
+      branch: "main",
+      prNumber: null,
+      jobName: null,
+      variant: "",
+      runUrl: null,
+      startedAt: null,
+      documents: typeof cases[0] === "string" ? (cases as string[]) : [junitReport(cases as CaseSpec[])],
+      stableBranches: new Set(["main"]),
+      now,
+      ...overrides,
+    });
+  const testNamed = async (name: string): Promise<TestCase> =>
+    (await findTestCase(
+      store.db,
+      repository.id,
+      testCaseId(repository, { classname: "pkg.Widget", parent: "suite", name }),
+    ))!;
+  const count = async (table: "test_results" | "test_cases" | "test_uploads" | "test_failures") =>
+    Number(
+      (
+        await store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it("stores one result per attempt and one failure per failed attempt, and counts the upload", async () => {
+    const surefire = `<testsuite name="suite">
+      <testcase name="retried" classname="pkg.Widget"><rerunFailure message="a"/><rerunFailure message="b"/></testcase>
+      <testcase name="flaky" classname="pkg.Widget"><flakyFailure message="c"/></testcase>
+      <testcase name="skipped" classname="pkg.Widget"><skipped/></testcase>
+    </testsuite>`;
+    const outcome = await ingest([surefire]);
+    expect(outcome).toMatchObject({ testResults: 3, failures: 1 });
+    expect(await count("test_results")).toBe(5);
+    expect(await count("test_failures")).toBe(3);
+    const upload = await store.db.selectFrom("test_uploads").selectAll().executeTakeFirstOrThrow();
+    expect(upload).toMatchObject({ test_results: 3, failures: 1, started_at: now, received_at: now });
+  });
+
+  it("stores nothing when a later document of the upload is malformed", async () => {
+    const good = junitReport(Array.from({ length: 5000 }, (_, i) => ({ name: `t${i}` })));
+    await expect(ingest([good, "<testsuite><testcase name='x'></testsuite>"])).rejects.toBeInstanceOf(
+      JunitParseError,
+    );
+    for (const table of ["test_results", "test_cases", "test_uploads", "test_failures"] as const) {
+      expect(await count(table)).toBe(0);
+    }
+  });
+
+  it("serialises concurrent uploads of one repository", async () => {
+    const cases = Array.from({ length: 3000 }, (_, i) => ({ name: `t${i}`, outcome: "failed" as const }));
+    const outcomes = await Promise.all([ingest(cases), ingest(cases), ingest(cases)]);
+    expect(outcomes.map((o) => o.failures)).toEqual([3000, 3000, 3000]);
+    expect(await count("test_cases")).toBe(3000);
+    expect(await count("test_results")).toBe(9000);
+    expect((await testNamed("t0")).statusReason).toBe("failed the last 3 runs on main");
+  });
+
+  it("reclassifies only the tests an upload touched; the hourly pass ages the others", async () => {
+    await ingest([{ name: "a", outcome: "failed" }, { name: "b", outcome: "failed" }, { name: "c" }]);
+    now += HOUR;
+    await ingest([{ name: "a" }, { name: "b" }, { name: "c" }]);
+    expect((await testNamed("a")).status).toBe("flaky");
+    expect((await testNamed("b")).status).toBe("flaky");
+    const c = await testNamed("c");
+    expect(c).toMatchObject({
+      status: "healthy",
+      statusReason: healthyWithoutFailures.reason,
+      settled: true,
+    });
+
+    // A settled test that passes again is neither read nor written: a marker left in its row survives.
+    await saveTestCaseHealth(store.db, dialect, [{ ...c, statusReason: "marker" }]);
+    now += HOUR;
+    await ingest([{ name: "c" }, { name: "c", outcome: "skipped" }], { commitSha: "b".repeat(40) });
+    expect((await testNamed("c")).statusReason).toBe("marker");
+
+    // Eight days on, the evidence of a and b has left the window; only the touched test is reclassified.
+    now += 8 * DAY;
+    await ingest([{ name: "a" }], { commitSha: "c".repeat(40) });
+    expect(await testNamed("a")).toMatchObject({ status: "healthy", settled: true, statusChangedAt: now });
+    expect(await testNamed("b")).toMatchObject({ status: "flaky", quarantined: true });
+
+    const report = await maintainTestHealth({
+      store,
+      facts,
+      retentionDays: 90,
+      clock: () => now,
+      log: silentLog,
+    });
+    expect(report.reclassifiedTests).toBe(1);
+    expect(await testNamed("b")).toMatchObject({
+      status: "healthy",
+      statusReason: healthyWithoutFailures.reason,
+      quarantined: false,
+      settled: true,
+      statusChangedAt: now,
+    });
+    // An upload in which it fails does reclassify a settled test.
+    await ingest([{ name: "c", outcome: "failed" }, { name: "c" }], { commitSha: "d".repeat(40) });
+    expect((await testNamed("c")).status).toBe("flaky");
+  });
+
+  it("purges results after the retention plus a listing snapshot's lifetime, and forgets tests left without any", async () => {
+    await ingest([{ name: "old", outcome: "failed" }, { name: "kept" }], { startedAt: now - 100 * DAY });
+    await ingest([{ name: "kept" }]);
+    await ingest([{ name: "chosen" }], { startedAt: now - 100 * DAY });
+    const chosen = await testNamed("chosen");
+    await saveTestCaseHealth(store.db, dialect, [{ ...chosen, quarantineSetting: "never" }]);
+    await ingest([{ name: "edge" }], { startedAt: now - 90 * DAY - HOUR });
+
+    const report = await maintainTestHealth({
+      store,
+      facts,
+      retentionDays: 90,
+      clock: () => now,
+      log: silentLog,
+    });
+    expect(report).toMatchObject({ purgedResults: 3, forgottenTests: 1 });
+    expect(await testNamed("old")).toBeUndefined();
+    expect(await testNamed("kept")).toBeDefined();
+    expect(await testNamed("chosen")).toBeDefined();
+    expect(await testNamed("edge")).toBeDefined();
+    expect(await count("test_results")).toBe(2);
+    expect(await count("test_failures")).toBe(0);
+    expect(await count("test_uploads")).toBe(2);
+  });
+
+  it("pages failing tests by count, then name in byte order, then key, in both directions", async () => {
+    const names = ["b", "a", "B", "é", "a"];
+    const cases = names.map((name, i) => ({ name, classname: `c${i}`, outcome: "failed" as const }));
+    await ingest(cases);
+    await ingest([cases[4]!, cases[3]!]);
+    const range = { repositoryId: repository.id, from: now - DAY, to: now + 1, snapshot: now };
+    const read = (position: PagePosition<FailureCountKey>, limit = 10) =>
+      failingTestsPage(store.db, dialect, range, position, limit);
+    const all = (await read({ kind: "first" })).rows;
+    expect(all.map((row) => [row.failures, row.testCase.name, row.testCase.classname])).toEqual([
+      [2, "a", "c4"],
+      [2, "é", "c3"],
+      [1, "B", "c2"],
+      [1, "a", "c1"],
+      [1, "b", "c0"],
+    ]);
+    const key = (index: number): FailureCountKey => {
+      const row = all[index]!;
+      return [row.failures, row.testCase.name, row.testCase.key];
+    };
+    const after = await read({ kind: "after", key: key(1) }, 2);
+    expect(after.rows.map((row) => row.testCase.classname)).toEqual(["c2", "c1"]);
+    expect(after.more).toBe(true);
+    const before = await read({ kind: "before", key: key(3) }, 2);
+    expect(before.rows.map((row) => row.testCase.classname)).toEqual(["c3", "c2"]);
+    expect(before.more).toBe(true);
+    const last = await read({ kind: "last" }, 2);
+    expect(last.rows.map((row) => row.testCase.classname)).toEqual(["c1", "c0"]);
+  });
+});

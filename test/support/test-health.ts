@@ -1,0 +1,78 @@
+// Helpers for test-health tests: JUnit reports written from a short description, and GitHub's answers about a
+// repository (default branch, CODEOWNERS) through nock.
+import nock from "nock";
+
+export interface CaseSpec {
+  name: string;
+  classname?: string;
+  file?: string;
+  outcome?: "passed" | "failed" | "error" | "skipped";
+  message?: string;
+}
+
+const escape = (text: string) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+
+/** One JUnit XML document: a suite named `suite` with the given cases. */
+export function junitReport(cases: CaseSpec[], suite = "suite"): string {
+  const body = cases
+    .map((spec) => {
+      const attributes = [
+        `name="${escape(spec.name)}"`,
+        `classname="${escape(spec.classname ?? "pkg.Widget")}"`,
+        ...(spec.file === undefined ? [] : [`file="${escape(spec.file)}"`]),
+        'time="0.01"',
+      ].join(" ");
+      switch (spec.outcome ?? "passed") {
+        case "passed":
+          return `    <testcase ${attributes}/>`;
+        case "skipped":
+          return `    <testcase ${attributes}><skipped/></testcase>`;
+        case "failed":
+        case "error": {
+          const element = spec.outcome === "error" ? "error" : "failure";
+          const message = escape(spec.message ?? "expected true to be false");
+          return `    <testcase ${attributes}><${element} message="${message}">at widget.test.ts:12</${element}></testcase>`;
+        }
+      }
+    })
+    .join("\n");
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="${escape(suite)}" tests="${cases.length}">\n${body}\n  </testsuite>\n</testsuites>\n`;
+}
+
+export const testInstallationId = 7;
+
+/** GitHub's answers for acme/widgets through installation 7; each may be asked at most once per test server. */
+export function githubRepository(
+  options: { defaultBranch?: string; codeowners?: string | null; owner?: string; name?: string } = {},
+) {
+  const path = `/repos/${options.owner ?? "acme"}/${options.name ?? "widgets"}`;
+  const github = nock("https://api.github.com");
+  github
+    .post(`/app/installations/${testInstallationId}/access_tokens`)
+    .optionally()
+    .reply(201, {
+      token: "ghs_test",
+      expires_at: "2099-01-01T00:00:00Z",
+      permissions: {},
+      repository_selection: "all",
+    })
+    .persist();
+  github
+    .get(path)
+    .optionally()
+    .reply(200, {
+      default_branch: options.defaultBranch ?? "main",
+      name: "widgets",
+      owner: { login: "acme" },
+    });
+  const codeowners = options.codeowners === undefined ? null : options.codeowners;
+  if (codeowners === null) {
+    github.get(`${path}/contents/.github%2FCODEOWNERS`).optionally().reply(404, { message: "Not Found" });
+    github.get(`${path}/contents/CODEOWNERS`).optionally().reply(404, { message: "Not Found" });
+    github.get(`${path}/contents/docs%2FCODEOWNERS`).optionally().reply(404, { message: "Not Found" });
+  } else {
+    github.get(`${path}/contents/.github%2FCODEOWNERS`).optionally().reply(200, codeowners);
+  }
+  return github;
+}
