@@ -5,7 +5,9 @@ import type { Config } from "./config.ts";
 import { GitHubCommandExecutor } from "./github/command-executor.ts";
 import { GitHubGateway } from "./github/gateway.ts";
 import { githubInstallations, registerInstallationWebhooks } from "./github/installations.ts";
+import { githubRepositoryFacts } from "./github/repository-facts.ts";
 import { registerQueueWebhooks } from "./github/webhooks/index.ts";
+import { scheduleTestHealthMaintenance } from "./health/maintenance.ts";
 import { MergeQueueEngine } from "./runner/engine.ts";
 import type { Store } from "./store/database.ts";
 import { pullRequestUrl } from "./urls.ts";
@@ -43,11 +45,25 @@ export function switchyardApp({
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
     registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log });
+    const repositoryFacts = githubRepositoryFacts(app, clock);
     const api = await buildApi(
-      { config, store, installations: githubInstallations(app), github, engine, log: app.log, clock },
+      {
+        config,
+        store,
+        installations: githubInstallations(app),
+        github,
+        engine,
+        repositoryFacts,
+        log: app.log,
+        clock,
+      },
       packageJson.version,
     );
     addHandler?.(apiHandler(api));
     if (startScheduler) engine.start();
+    if (startScheduler) {
+      const retentionDays = config.testResultsRetentionDays;
+      scheduleTestHealthMaintenance({ store, facts: repositoryFacts, retentionDays, clock, log: app.log });
+    }
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "probot";
 import type { Config } from "../config.ts";
 import type { OpenPullRequest, RepoAddress } from "../github/gateway.ts";
+import type { RepositoryFacts } from "../health/repository-facts.ts";
 import type { MergeQueueEngine } from "../runner/engine.ts";
 import type { Store } from "../store/database.ts";
 import type { RepositoryRef } from "../store/repositories.ts";
@@ -23,6 +24,8 @@ export interface ApiDependencies {
   installations: InstallationDirectory;
   github: GitHubReader;
   engine: MergeQueueEngine;
+  /** Default branch and CODEOWNERS, for test health (contract 7.3, 7.5). */
+  repositoryFacts: RepositoryFacts;
   log: Logger;
   clock: () => number;
 }

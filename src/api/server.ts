@@ -7,6 +7,7 @@ import type { ApiDependencies } from "./dependencies.ts";
 import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
+import { registerFlakyTestRoutes } from "./routes/flaky-tests.ts";
 import { registerPullRequestRoutes } from "./routes/pull-requests.ts";
 import { registerQueueRoutes } from "./routes/queues.ts";
 import { registerTestRunRoutes } from "./routes/test-runs.ts";
@@ -66,6 +67,7 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
       registerQueueRoutes(v1, deps);
       registerPullRequestRoutes(v1, deps);
       registerTestRunRoutes(v1, deps);
+      registerFlakyTestRoutes(v1, deps);
     },
     { prefix: apiPrefix },
   );

@@ -32,6 +32,12 @@ describe("GET /v1/openapi.json", () => {
         "/v1/getSubmittedPullRequest",
         "/v1/listPullRequests",
         "/v1/getMergeQueueTestingDetails",
+        "/v1/flaky-tests/upload",
+        "/v1/flaky-tests/list-failing-tests",
+        "/v1/flaky-tests/list-unhealthy-tests",
+        "/v1/flaky-tests/list-quarantined-tests",
+        "/v1/flaky-tests/get-test-details",
+        "/v1/flaky-tests/set-quarantine-setting",
       ].sort(),
     );
     const createQueue = document.paths["/v1/createQueue"].post;

@@ -1,0 +1,354 @@
+// Test health (contract 7, interface 4.3): JUnit uploads, the four listings, and quarantine settings.
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
+import { ingestUpload } from "../../health/ingestion.ts";
+import { JunitParseError } from "../../health/junit-parser.ts";
+import { stableBranches } from "../../health/repository-facts.ts";
+import { withQuarantine } from "../../health/test-case-health.ts";
+import type { Repository } from "../../store/repositories.ts";
+import { serviceSecret } from "../../store/service-secrets.ts";
+import {
+  findTestCase,
+  inTestHealthTransaction,
+  saveTestCaseHealth,
+  type TestCase,
+} from "../../store/test-cases.ts";
+import {
+  countFailingTests,
+  countQuarantinedTests,
+  countUnhealthyTests,
+  type FailureCountKey,
+  type FailureRange,
+  failingTestsPage,
+  failureCountKey,
+  quarantinedTestsPage,
+  quarantineKey,
+  type QuarantineKey,
+  type StatusChangeKey,
+  statusChangeKey,
+  unhealthyTestsPage,
+} from "../../store/test-listings.ts";
+import { principalOf } from "../auth.ts";
+import type { ApiDependencies } from "../dependencies.ts";
+import {
+  flakyTestSchemas,
+  GetTestDetailsRequest,
+  ListFailingTestsRequest,
+  ListFailingTestsResponse,
+  ListQuarantinedTestsRequest,
+  ListQuarantinedTestsResponse,
+  ListUnhealthyTestsRequest,
+  ListUnhealthyTestsResponse,
+  SetQuarantineSettingRequest,
+  TestResponse,
+  UploadRequest,
+  UploadResponse,
+} from "../flaky-tests-schemas.ts";
+import { errorResponses } from "../openapi.ts";
+import { PageTokens, readPage } from "../page-tokens.ts";
+import { invalidRequest, notFound, Problem } from "../problem.ts";
+import { resolveRepository } from "../repo-access.ts";
+import type { RepoRef } from "../schemas.ts";
+import {
+  quarantinedTestRecord,
+  type RecordContext,
+  testRecord,
+  testStatistics,
+  unhealthyTestRecord,
+} from "../test-records.ts";
+
+const DAY_MS = 24 * 3600 * 1000;
+/** A client clock may run ahead of ours, but not by days: such a time would count as recent for weeks. */
+const MAX_CLOCK_AHEAD_MS = DAY_MS;
+
+const isNumberPair = (value: unknown): value is [number, number] =>
+  Array.isArray(value) && value.length === 2 && value.every(Number.isSafeInteger);
+
+const isFailureCountKey = (value: unknown): value is FailureCountKey =>
+  Array.isArray(value) &&
+  value.length === 3 &&
+  Number.isSafeInteger(value[0]) &&
+  typeof value[1] === "string" &&
+  Number.isSafeInteger(value[2]);
+
+export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+  for (const schema of flakyTestSchemas) api.addSchema(schema);
+  const { store, config } = deps;
+  let pageTokens: Promise<PageTokens> | undefined;
+  const tokens = () =>
+    (pageTokens ??= serviceSecret(store.db, "page_tokens").then((secret) => new PageTokens(secret)));
+
+  /** contract 3: org_url_slug must be the token's organization, and the repo one it covers. */
+  const repositoryOf = async (
+    request: FastifyRequest,
+    body: { repo: RepoRef; org_url_slug: string },
+  ): Promise<Repository> => {
+    const principal = principalOf(request);
+    if (body.org_url_slug.toLowerCase() !== principal.organizationSlug) {
+      throw new Problem(
+        403,
+        "forbidden",
+        `org_url_slug "${body.org_url_slug}" is not the organization of this token (${principal.organizationSlug})`,
+      );
+    }
+    return resolveRepository(deps, principal, body.repo);
+  };
+
+  const recordContext = async (repository: Repository): Promise<RecordContext> => ({
+    repositoryUrl: `${config.githubWebUrl}/${repository.owner}/${repository.name}`,
+    publicUrl: config.publicUrl,
+    codeowners: await deps.repositoryFacts.codeowners(repository),
+  });
+
+  const fullRecords = async (repository: Repository, testCases: readonly TestCase[]) => {
+    const [context, statistics] = await Promise.all([
+      recordContext(repository),
+      testStatistics(store.db, testCases, deps.clock(), { full: true }),
+    ]);
+    return testCases.map((testCase) => testRecord(context, testCase, statistics.get(testCase.key)));
+  };
+
+  const testOf = async (db: typeof store.db, repository: Repository, testId: string): Promise<TestCase> => {
+    const testCase = await findTestCase(db, repository.id, testId.toLowerCase());
+    if (testCase === undefined) {
+      throw notFound("test_not_found", `no test ${testId} in ${repository.owner}/${repository.name}`);
+    }
+    return testCase;
+  };
+
+  api.post<{ Body: UploadRequest }>(
+    "/flaky-tests/upload",
+    {
+      schema: {
+        summary: "Upload JUnit XML reports of a test run (contract 7.1)",
+        body: UploadRequest,
+        response: { 200: UploadResponse, ...errorResponses(400, 401, 403, 404, 413) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const now = deps.clock();
+      const prNumber =
+        body.pr_number === undefined || body.pr_number === null || body.pr_number === ""
+          ? null
+          : Number(body.pr_number);
+      if (prNumber !== null && prNumber > 2_147_483_647) {
+        throw invalidRequest("the request is invalid: pr_number is too large", [
+          { path: "pr_number", message: "must be <= 2147483647" },
+        ]);
+      }
+      const startedAt = body.started_at === undefined ? null : Date.parse(body.started_at);
+      if (startedAt !== null && startedAt > now + MAX_CLOCK_AHEAD_MS) {
+        throw invalidRequest("the request is invalid: started_at is more than a day in the future", [
+          { path: "started_at", message: "must not be more than a day in the future" },
+        ]);
+      }
+      const repository = await repositoryOf(request, body);
+      const branches = await stableBranches(store.db, deps.repositoryFacts, repository);
+      try {
+        const outcome = await ingestUpload(store, {
+          repository,
+          id: randomUUID(),
+          commitSha: body.commit_sha.toLowerCase(),
+          branch: body.branch,
+          prNumber,
+          jobName: body.job_name || null,
+          variant: body.variant ?? "",
+          runUrl: body.run_url || null,
+          startedAt,
+          documents: body.junit_xml,
+          stableBranches: branches,
+          now,
+        });
+        return {
+          upload_id: outcome.uploadId,
+          test_results: outcome.testResults,
+          failures: outcome.failures,
+          quarantined_failures: outcome.quarantinedFailures,
+          unquarantined_failures: outcome.unquarantinedFailures.map((failure) => ({
+            test_id: failure.testId,
+            name: failure.name,
+            classname: failure.classname,
+            file_path: failure.filePath,
+          })),
+          all_failures_quarantined: outcome.allFailuresQuarantined,
+        };
+      } catch (error) {
+        if (!(error instanceof JunitParseError)) throw error;
+        const where = `line ${error.line}, column ${error.column}: ${error.reason}`;
+        throw new Problem(
+          400,
+          "invalid_junit",
+          `junit_xml[${error.documentIndex}] is not a valid JUnit report (${where}); nothing of this upload was stored`,
+          [{ path: `junit_xml.${error.documentIndex}`, message: where }],
+        );
+      }
+    },
+  );
+
+  api.post<{ Body: ListFailingTestsRequest }>(
+    "/flaky-tests/list-failing-tests",
+    {
+      schema: {
+        summary: "Tests with failures in a time range of at most 7 days, most failures first",
+        body: ListFailingTestsRequest,
+        response: { 200: ListFailingTestsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const start = Date.parse(body.start_time);
+      const end = Date.parse(body.end_time);
+      if (end < start) {
+        throw invalidRequest("the request is invalid: end_time is before start_time", [
+          { path: "end_time", message: "must not be before start_time" },
+        ]);
+      }
+      if (end - start > CLASSIFICATION_WINDOW_MS) {
+        throw new Problem(
+          400,
+          "time_range_too_long",
+          "start_time and end_time must be within 7 days of each other; list longer periods a week at a time",
+        );
+      }
+      const repository = await repositoryOf(request, body);
+      const retentionMs = config.testResultsRetentionDays * DAY_MS;
+      // Results older than the retention at the walk's snapshot are not counted, so that no purge during the
+      // walk changes a count (the purge keeps results a snapshot's lifetime longer than the retention).
+      const rangeAt = (snapshot: number): FailureRange => ({
+        repositoryId: repository.id,
+        from: Math.max(start, snapshot - retentionMs),
+        to: end,
+        snapshot,
+      });
+      const { rows, page } = await readPage(
+        await tokens(),
+        body.page_query,
+        {
+          query: ["failing", repository.id, start, end],
+          count: (snapshot) => countFailingTests(store.db, rangeAt(snapshot)),
+          page: (snapshot, position, limit) =>
+            failingTestsPage(store.db, store.dialect, rangeAt(snapshot), position, limit),
+          keyOf: failureCountKey,
+          isKey: isFailureCountKey,
+        },
+        deps.clock(),
+      );
+      return {
+        tests: await fullRecords(
+          repository,
+          rows.map((row) => row.testCase),
+        ),
+        page,
+      };
+    },
+  );
+
+  api.post<{ Body: ListUnhealthyTestsRequest }>(
+    "/flaky-tests/list-unhealthy-tests",
+    {
+      schema: {
+        summary: "Flaky or broken tests, most recent status change first",
+        body: ListUnhealthyTestsRequest,
+        response: { 200: ListUnhealthyTestsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const status: Exclude<HealthStatus, "healthy"> = body.status;
+      const repository = await repositoryOf(request, body);
+      const { rows, page } = await readPage<TestCase, StatusChangeKey>(
+        await tokens(),
+        body.page_query,
+        {
+          query: ["unhealthy", repository.id, status],
+          count: (snapshot) => countUnhealthyTests(store.db, repository.id, status, snapshot),
+          page: (snapshot, position, limit) =>
+            unhealthyTestsPage(store.db, repository.id, status, snapshot, position, limit),
+          keyOf: statusChangeKey,
+          isKey: isNumberPair,
+        },
+        deps.clock(),
+      );
+      const [context, statistics] = await Promise.all([
+        recordContext(repository),
+        testStatistics(store.db, rows, deps.clock(), { full: false }),
+      ]);
+      return {
+        tests: rows.map((testCase) => unhealthyTestRecord(context, testCase, statistics.get(testCase.key))),
+        page,
+      };
+    },
+  );
+
+  api.post<{ Body: ListQuarantinedTestsRequest }>(
+    "/flaky-tests/list-quarantined-tests",
+    {
+      schema: {
+        summary: "Quarantined tests, most recently quarantined first",
+        body: ListQuarantinedTestsRequest,
+        response: { 200: ListQuarantinedTestsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const repository = await repositoryOf(request, body);
+      const { rows, page } = await readPage<TestCase, QuarantineKey>(
+        await tokens(),
+        body.page_query,
+        {
+          query: ["quarantined", repository.id],
+          count: (snapshot) => countQuarantinedTests(store.db, repository.id, snapshot),
+          page: (snapshot, position, limit) =>
+            quarantinedTestsPage(store.db, repository.id, snapshot, position, limit),
+          keyOf: quarantineKey,
+          isKey: isNumberPair,
+        },
+        deps.clock(),
+      );
+      const context = await recordContext(repository);
+      return { quarantined_tests: rows.map((testCase) => quarantinedTestRecord(context, testCase)), page };
+    },
+  );
+
+  api.post<{ Body: GetTestDetailsRequest }>(
+    "/flaky-tests/get-test-details",
+    {
+      schema: {
+        summary: "One test's full record",
+        body: GetTestDetailsRequest,
+        response: { 200: TestResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const repository = await repositoryOf(request, request.body);
+      const testCase = await testOf(store.db, repository, request.body.test_id);
+      const [test] = await fullRecords(repository, [testCase]);
+      return { test };
+    },
+  );
+
+  api.post<{ Body: SetQuarantineSettingRequest }>(
+    "/flaky-tests/set-quarantine-setting",
+    {
+      schema: {
+        summary: "Quarantine a test always, never, or while it is flaky (auto)",
+        body: SetQuarantineSettingRequest,
+        response: { 200: TestResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { test_id: testId, setting } = request.body;
+      const repository = await repositoryOf(request, request.body);
+      const updated = await inTestHealthTransaction(store, repository.id, async (trx) => {
+        const testCase = await testOf(trx, repository, testId);
+        const next = { ...testCase, ...withQuarantine(testCase, setting, deps.clock()) };
+        await saveTestCaseHealth(trx, store.dialect, [next]);
+        return next;
+      });
+      const [test] = await fullRecords(repository, [updated]);
+      return { test };
+    },
+  );
+}

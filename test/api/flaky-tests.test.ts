@@ -1,0 +1,786 @@
+import nock from "nock";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { testCaseId } from "../../src/health/test-identity.ts";
+import { DEFAULT_QUEUE_SETTINGS } from "../../src/queue/index.ts";
+import { newId } from "../../src/store/ids.ts";
+import { insertQueue } from "../../src/store/queues.ts";
+import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
+import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
+import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { type CaseSpec, githubRepository, junitReport, testInstallationId } from "../support/test-health.ts";
+
+const repo = { host: "github.com", owner: "acme", name: "widgets" };
+const target = { repo, org_url_slug: "acme" };
+const HOUR = 3600 * 1000;
+const DAY = 24 * HOUR;
+const sha = (n: number) => n.toString(16).padStart(40, "a");
+const idOf = (name: string, extra: { classname?: string; parent?: string; filePath?: string } = {}) =>
+  testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name, ...extra });
+
+describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
+  let store: TestStore;
+  let server: TestServer;
+  let token: string;
+  let now: number;
+  let repository: Repository;
+
+  beforeAll(() => nock.disableNetConnect());
+  afterAll(() => nock.enableNetConnect());
+  beforeEach(async () => {
+    nock.enableNetConnect("127.0.0.1");
+    now = Date.parse("2026-11-21T12:00:00.000Z");
+    store = await createTestStore(dialect);
+    server = await startTestServer(store, {
+      clock: () => now,
+      env: { PUBLIC_URL: "https://switchyard.example" },
+    });
+    token = await tokenFor(store, "acme");
+    repository = await rememberRepository(store.db, { ...repo, installationId: testInstallationId }, now);
+  });
+  afterEach(async () => {
+    const pending = nock.pendingMocks();
+    nock.cleanAll();
+    await server.close();
+    await store.destroy();
+    expect(pending).toEqual([]);
+  });
+
+  const post = async (path: string, body: unknown, as = token) => {
+    const response = await server.post(`flaky-tests/${path}`, body, as);
+    return {
+      status: response.status,
+      type: response.headers.get("content-type"),
+      body: (await response.json()) as any,
+    };
+  };
+  const upload = (cases: CaseSpec[], extra: Record<string, unknown> = {}) =>
+    post("upload", {
+      ...target,
+      commit_sha: sha(1),
+      branch: "main",
+      junit_xml: [junitReport(cases)],
+      ...extra,
+    });
+  const details = (testId: string) => post("get-test-details", { ...target, test_id: testId });
+  const unhealthy = (status: string, pageQuery: Record<string, unknown> = {}) =>
+    post("list-unhealthy-tests", { ...target, status, page_query: pageQuery });
+  const quarantined = (pageQuery: Record<string, unknown> = {}) =>
+    post("list-quarantined-tests", { ...target, page_query: pageQuery });
+  const failing = (start: number, end: number, pageQuery: Record<string, unknown> = {}) =>
+    post("list-failing-tests", {
+      ...target,
+      start_time: new Date(start).toISOString(),
+      end_time: new Date(end).toISOString(),
+      page_query: pageQuery,
+    });
+  const rowCount = async (table: "test_results" | "test_cases" | "test_uploads" | "test_failures") =>
+    Number(
+      (
+        await store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  describe("upload (contract 7.1)", () => {
+    it("stores every test case and answers what failed", async () => {
+      githubRepository();
+      const { status, body } = await upload([
+        { name: "adds" },
+        { name: "removes", outcome: "failed" },
+        { name: "later", outcome: "skipped" },
+      ]);
+      expect(status).toBe(200);
+      expect(body).toEqual({
+        upload_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        test_results: 3,
+        failures: 1,
+        quarantined_failures: 0,
+        unquarantined_failures: [
+          { test_id: idOf("removes"), name: "removes", classname: "pkg.Widget", file_path: "" },
+        ],
+        all_failures_quarantined: false,
+      });
+      expect(await rowCount("test_results")).toBe(3);
+      expect(await rowCount("test_failures")).toBe(1);
+    });
+
+    it("accepts the PR number as a string, and an empty one as no PR", async () => {
+      githubRepository();
+      expect((await upload([{ name: "a" }], { pr_number: "42", variant: "node-20" })).status).toBe(200);
+      expect((await upload([{ name: "a" }], { pr_number: "" })).status).toBe(200);
+      const invalid = await upload([{ name: "a" }], { pr_number: "4x" });
+      expect(invalid.status).toBe(400);
+      expect(invalid.body.errors[0].path).toBe("pr_number");
+    });
+
+    it("reports a failure of a quarantined test as quarantined, as it stands after the upload", async () => {
+      githubRepository();
+      // Fails and passes on the same commit: flaky, so quarantined automatically (contract 7.4).
+      await upload([{ name: "flips", outcome: "failed" }]);
+      const second = await upload([{ name: "flips" }]);
+      expect(second.body.failures).toBe(0);
+      const third = await upload([{ name: "flips", outcome: "failed" }, { name: "steady" }], {
+        commit_sha: sha(2),
+      });
+      expect(third.body).toMatchObject({
+        failures: 1,
+        quarantined_failures: 1,
+        unquarantined_failures: [],
+        all_failures_quarantined: true,
+      });
+    });
+
+    it("stores one run per attempt of a re-run test, so a pass after a failure on one commit is flaky", async () => {
+      githubRepository();
+      const surefire = `<testsuite name="suite"><testcase name="retried" classname="pkg.Widget">
+        <flakyFailure message="timeout after 30s"><stackTrace>at Widget.java:1</stackTrace></flakyFailure>
+      </testcase></testsuite>`;
+      const { body } = await post("upload", {
+        ...target,
+        commit_sha: sha(1),
+        branch: "main",
+        junit_xml: [surefire],
+      });
+      expect(body).toMatchObject({ test_results: 1, failures: 0 });
+      expect(await rowCount("test_results")).toBe(2);
+      const test = (await details(idOf("retried"))).body.test;
+      expect(test.status).toMatchObject({
+        value: "flaky",
+        reason: `failed and passed on commit ${sha(1).slice(0, 7)} on main on 2026-11-21`,
+      });
+      expect(test.quarantined).toBe(true);
+      expect(test.most_common_failures).toEqual([
+        { summary: "timeout after <n>s", occurrence_count: 1, last_occurrence: "2026-11-21T12:00:00.000Z" },
+      ]);
+    });
+
+    it("dates results at started_at, and refuses a started_at days ahead", async () => {
+      githubRepository();
+      await upload([{ name: "old", outcome: "failed" }], {
+        started_at: new Date(now - 3 * DAY).toISOString(),
+      });
+      expect((await failing(now - 4 * DAY, now - 2 * DAY)).body.tests.map((t: any) => t.name)).toEqual([
+        "old",
+      ]);
+      expect((await failing(now - 2 * DAY, now)).body.tests).toEqual([]);
+      const ahead = await upload([{ name: "x" }], { started_at: new Date(now + 2 * DAY).toISOString() });
+      expect(ahead.status).toBe(400);
+      expect(ahead.body.code).toBe("invalid_request");
+    });
+  });
+
+  describe("classification (contract 7.3) and quarantine (7.4)", () => {
+    it("is broken after three failures in a row on the default branch GitHub reports, and never auto-quarantined", async () => {
+      const github = githubRepository({ defaultBranch: "trunk" });
+      for (const n of [1, 2, 3]) {
+        now += HOUR;
+        await upload([{ name: "dead", outcome: "failed" }], { commit_sha: sha(n), branch: "trunk" });
+      }
+      const test = (await details(idOf("dead"))).body.test;
+      expect(test.status).toEqual({
+        value: "broken",
+        reason: "failed the last 3 runs on trunk",
+        timestamp: new Date(now).toISOString(),
+      });
+      expect(test.quarantined).toBe(false);
+      expect(github.isDone()).toBe(true);
+      expect((await unhealthy("BROKEN")).body.tests.map((t: any) => t.id)).toEqual([idOf("dead")]);
+    });
+
+    it("counts a queue's target branch as stable, and other branches not", async () => {
+      githubRepository();
+      await store.db.transaction().execute((trx) =>
+        insertQueue(
+          trx,
+          {
+            id: newId(),
+            repositoryId: repository.id,
+            branch: "release/2.x",
+            settings: DEFAULT_QUEUE_SETTINGS,
+          },
+          now,
+        ),
+      );
+      for (const [n, outcome] of [
+        [1, "failed"],
+        [2, "passed"],
+      ] as const) {
+        await upload([{ name: "onRelease", outcome }], { commit_sha: sha(n), branch: "release/2.x" });
+        await upload([{ name: "onFeatureOnly", outcome }], { commit_sha: sha(n + 10), branch: "feature/x" });
+      }
+      expect((await details(idOf("onRelease"))).body.test.status).toMatchObject({
+        value: "flaky",
+        reason: "failed 1 of 2 runs on release/2.x in the last 7 days",
+      });
+      expect((await details(idOf("onFeatureOnly"))).body.test.status.value).toBe("healthy");
+    });
+
+    it("quarantines by setting: always, never, and auto while flaky", async () => {
+      githubRepository();
+      await upload([{ name: "flips", outcome: "failed" }, { name: "solid" }]);
+      await upload([{ name: "flips" }, { name: "solid" }]);
+      const flipsAt = now;
+
+      now += HOUR;
+      const never = await post("set-quarantine-setting", {
+        ...target,
+        test_id: idOf("flips"),
+        setting: "NEVER",
+      });
+      expect(never.status).toBe(200);
+      expect(never.body.test).toMatchObject({
+        quarantined: false,
+        quarantine_setting: "never",
+        status: { value: "flaky" },
+      });
+
+      const always = await post("set-quarantine-setting", {
+        ...target,
+        test_id: idOf("solid"),
+        setting: "always",
+      });
+      expect(always.body.test).toMatchObject({
+        quarantined: true,
+        quarantine_setting: "always",
+        status: { value: "healthy" },
+      });
+
+      now += HOUR;
+      const auto = await post("set-quarantine-setting", {
+        ...target,
+        test_id: idOf("flips"),
+        setting: "Auto",
+      });
+      expect(auto.body.test).toMatchObject({ quarantined: true, quarantine_setting: "auto" });
+
+      const listed = (await quarantined()).body.quarantined_tests;
+      expect(listed).toEqual([
+        {
+          name: "flips",
+          parent: "suite",
+          file: "",
+          classname: "pkg.Widget",
+          codeowners: [],
+          quarantined_at: new Date(now).toISOString(),
+          status_last_updated_at: new Date(flipsAt).toISOString(),
+          test_case_id: idOf("flips"),
+          variant: "",
+          status: { value: "flaky", reason: expect.any(String), timestamp: new Date(flipsAt).toISOString() },
+          quarantine_setting: "auto",
+        },
+        expect.objectContaining({
+          name: "solid",
+          quarantine_setting: "always",
+          quarantined_at: new Date(now - HOUR).toISOString(),
+        }),
+      ]);
+    });
+
+    it("answers 404 test_not_found for a test of no upload, and 400 for an id that is not a UUID", async () => {
+      const missing = await post("set-quarantine-setting", {
+        ...target,
+        test_id: idOf("nope"),
+        setting: "always",
+      });
+      expect(missing.status).toBe(404);
+      expect(missing.body.code).toBe("test_not_found");
+      const bad = await details("not-a-uuid");
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors).toEqual([{ path: "test_id", message: expect.stringContaining("uuid") }]);
+      const badSetting = await post("set-quarantine-setting", {
+        ...target,
+        test_id: idOf("nope"),
+        setting: "sometimes",
+      });
+      expect(badSetting.status).toBe(400);
+    });
+  });
+
+  describe("records (contract 7.5)", () => {
+    it("fills every field of the full record", async () => {
+      githubRepository({ codeowners: "# owners\n*.ts @acme/web\nsrc/cart/ @acme/cart @octocat\n" });
+      const cart = { name: "adds an item", classname: "cart", file: "src/cart/cart.test.ts" };
+      const specs: [number, CaseSpec["outcome"], string, number | null][] = [
+        [8 * DAY, "failed", "Timeout after 5000 ms", 1], // outside the 7-day window
+        [3 * DAY, "failed", "Timeout after 3000 ms", 2],
+        [2 * DAY, "passed", "", 3],
+        [20 * HOUR, "failed", "expected 3 to equal 4", 3],
+        [2 * HOUR, "failed", "Timeout after 1200 ms", null],
+        [HOUR, "passed", "", 4],
+        [HOUR / 2, "skipped", "", 4],
+      ];
+      for (const [ago, outcome, message, pr] of specs) {
+        await upload([{ ...cart, outcome, message }], {
+          started_at: new Date(now - ago).toISOString(),
+          commit_sha: sha(ago),
+          branch: "feature/cart",
+          pr_number: pr,
+        });
+      }
+      const id = testCaseId(repo, {
+        filePath: "src/cart/cart.test.ts",
+        classname: "cart",
+        parent: "suite",
+        name: "adds an item",
+      });
+      const { status, body } = await details(id.toUpperCase());
+      expect(status).toBe(200);
+      expect(body.test).toEqual({
+        id,
+        repository: { html_url: "https://github.com/acme/widgets" },
+        html_url: `https://switchyard.example/tests/${id}`,
+        name: "adds an item",
+        variant: "",
+        status: {
+          value: "healthy",
+          reason:
+            "failed 3 of 5 runs in the last 7 days, but never passed on a commit or stable branch where it failed",
+          timestamp: expect.any(String),
+        },
+        most_common_failures: [
+          {
+            summary: "Timeout after <n> ms",
+            occurrence_count: 2,
+            last_occurrence: new Date(now - 2 * HOUR).toISOString(),
+          },
+          {
+            summary: "expected <n> to equal <n>",
+            occurrence_count: 1,
+            last_occurrence: new Date(now - 20 * HOUR).toISOString(),
+          },
+        ],
+        failure_rate_last_7d: 3 / 5,
+        failure_rate_last_24h: 2 / 3,
+        codeowners: ["@acme/cart", "@octocat"],
+        pull_requests_impacted_last_7d: 2,
+        quarantined: false,
+        quarantine_setting: "auto",
+        file_path: "src/cart/cart.test.ts",
+        parent: "suite",
+        classname: "cart",
+        ticket: null,
+      });
+    });
+
+    it("gives no codeowners when CODEOWNERS cannot be read", async () => {
+      const github = nock("https://api.github.com")
+        .post(`/app/installations/${testInstallationId}/access_tokens`)
+        .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" })
+        .get("/repos/acme/widgets")
+        .reply(200, { default_branch: "main" })
+        .get("/repos/acme/widgets/contents/.github%2FCODEOWNERS")
+        .reply(500, { message: "oops" });
+      await upload([{ name: "owned", file: "src/a.ts" }]);
+      const test = (await details(idOf("owned", { filePath: "src/a.ts" }))).body.test;
+      expect(test.codeowners).toEqual([]);
+      expect(github.isDone()).toBe(true);
+    });
+
+    it("classifies with main as the default branch while GitHub does not answer", async () => {
+      nock("https://api.github.com")
+        .post(`/app/installations/${testInstallationId}/access_tokens`)
+        .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" })
+        .get("/repos/acme/widgets")
+        .reply(502, { message: "Bad Gateway" });
+      for (const n of [1, 2, 3]) await upload([{ name: "down", outcome: "failed" }], { commit_sha: sha(n) });
+      githubRepository();
+      expect((await details(idOf("down"))).body.test.status.reason).toBe("failed the last 3 runs on main");
+    });
+  });
+
+  describe("listings (contract 7.5)", () => {
+    it("lists failing tests in a range, most failures first, then by name", async () => {
+      githubRepository();
+      await upload([
+        { name: "b", outcome: "failed" },
+        { name: "a", outcome: "failed" },
+        { name: "c", outcome: "failed" },
+        { name: "ok" },
+      ]);
+      now += HOUR;
+      await upload([{ name: "c", outcome: "failed" }], { commit_sha: sha(2) });
+      const { status, body } = await failing(now - DAY, now + 1);
+      expect(status).toBe(200);
+      expect(body.tests.map((t: any) => t.name)).toEqual(["c", "a", "b"]);
+      expect(body.tests[0]).toHaveProperty("failure_rate_last_7d", 1);
+      expect(body.page).toEqual({
+        total_rows: 3,
+        total_pages: 1,
+        next_page_token: "",
+        prev_page_token: "",
+        last_page_token: "",
+        page_index: 0,
+      });
+      // end_time is exclusive
+      expect((await failing(now - DAY, now)).body.tests.map((t: any) => t.name)).toEqual(["a", "b", "c"]);
+    });
+
+    it("refuses a range over 7 days, and one that ends before it starts", async () => {
+      const tooLong = await failing(now - 7 * DAY - 1, now);
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.body.code).toBe("time_range_too_long");
+      const backwards = await failing(now, now - 1);
+      expect(backwards.status).toBe(400);
+      expect(backwards.body).toMatchObject({ code: "invalid_request", errors: [{ path: "end_time" }] });
+      const notATime = await post("list-failing-tests", {
+        ...target,
+        start_time: "yesterday",
+        end_time: "now",
+        page_query: {},
+      });
+      expect(notATime.status).toBe(400);
+      expect(notATime.body.errors.map((e: any) => e.path).sort()).toEqual(["end_time", "start_time"]);
+    });
+
+    it("lists unhealthy tests by status in any case, most recent change first, without rates", async () => {
+      githubRepository();
+      await upload([{ name: "first", outcome: "failed" }]);
+      await upload([{ name: "first" }]);
+      now += HOUR;
+      await upload([{ name: "second", outcome: "failed" }], { commit_sha: sha(2) });
+      await upload([{ name: "second" }], { commit_sha: sha(2) });
+      const { body } = await unhealthy("Flaky");
+      expect(body.tests.map((t: any) => t.name)).toEqual(["second", "first"]);
+      expect(body.tests[0]).not.toHaveProperty("failure_rate_last_7d");
+      expect(body.tests[0]).not.toHaveProperty("most_common_failures");
+      expect(body.tests[0]).toMatchObject({
+        quarantined: true,
+        pull_requests_impacted_last_7d: 0,
+        ticket: null,
+      });
+      expect((await unhealthy("broken")).body.tests).toEqual([]);
+      expect((await unhealthy("healthy")).status).toBe(400);
+    });
+
+    it("defaults the page size to 25 and refuses more than 100", async () => {
+      githubRepository();
+      await upload(Array.from({ length: 30 }, (_, i) => ({ name: `t${i}`, outcome: "failed" as const })));
+      const range = [now - HOUR, now + HOUR] as const;
+      expect((await failing(...range)).body.tests).toHaveLength(25);
+      expect((await failing(...range, { page_size: 0, page_token: "" })).body.page).toMatchObject({
+        total_rows: 30,
+        total_pages: 2,
+      });
+      const tooBig = await failing(...range, { page_size: 101 });
+      expect(tooBig.status).toBe(400);
+      expect(tooBig.body.errors[0].path).toBe("page_query.page_size");
+      expect((await post("list-quarantined-tests", target)).status).toBe(400);
+    });
+  });
+
+  describe("paging (contract 7.5, interface 2.6)", () => {
+    /** 23 flaky tests whose statuses changed at 23 different times, some at the same time. */
+    async function manyFlakyTests() {
+      githubRepository();
+      for (let group = 0; group < 12; group++) {
+        now += HOUR;
+        const names = [`t${group * 2}`, `t${group * 2 + 1}`].filter((name) => name !== "t23");
+        await upload(
+          names.map((name) => ({ name, outcome: "failed" as const })),
+          { commit_sha: sha(group) },
+        );
+        await upload(
+          names.map((name) => ({ name })),
+          { commit_sha: sha(group) },
+        );
+      }
+    }
+
+    async function walk(
+      first: any,
+      direction: "next_page_token" | "prev_page_token",
+      page: (token: string) => Promise<any>,
+    ) {
+      const pages = [first];
+      for (let current = first; current.page[direction] !== "";) {
+        current = (await page(current.page[direction])).body;
+        pages.push(current);
+      }
+      return pages;
+    }
+
+    it("walks every row exactly once, forward and back, with consistent page objects", async () => {
+      await manyFlakyTests();
+      const list = (page_token: string) => unhealthy("flaky", { page_size: 5, page_token });
+      const first = (await list("")).body;
+      expect(first.page).toMatchObject({
+        total_rows: 23,
+        total_pages: 5,
+        page_index: 0,
+        prev_page_token: "",
+      });
+      const forward = await walk(first, "next_page_token", list);
+      expect(forward.map((p) => p.page.page_index)).toEqual([0, 1, 2, 3, 4]);
+      expect(forward.map((p) => p.tests.length)).toEqual([5, 5, 5, 5, 3]);
+      const names = forward.flatMap((p) => p.tests.map((t: any) => t.name));
+      expect(new Set(names).size).toBe(23);
+      // Most recent status change first; tests that changed together come by key, the newest first.
+      expect(names.slice(0, 3)).toEqual(["t22", "t21", "t20"]);
+      expect(forward.at(-1).page).toMatchObject({ next_page_token: "", last_page_token: "", page_index: 4 });
+
+      const last = (await list(first.page.last_page_token)).body;
+      expect(last).toEqual(forward.at(-1));
+      const backward = await walk(last, "prev_page_token", list);
+      expect(backward.map((p) => p.page.page_index)).toEqual([4, 3, 2, 1, 0]);
+      expect(backward.map((p) => p.tests).reverse()).toEqual(forward.map((p) => p.tests));
+    });
+
+    it("never repeats nor loses a row that stays put while other rows change", async () => {
+      await manyFlakyTests();
+      const list = (page_token: string) => unhealthy("flaky", { page_size: 4, page_token });
+      const first = (await list("")).body;
+      const seen: string[] = first.tests.map((t: any) => t.name);
+      const [changed, ...rest] = seen;
+      // A row already seen becomes healthy-then-flaky again (its sort key moves to the front), a new flaky test
+      // appears, and an unseen row turns broken.
+      now += DAY;
+      await upload([{ name: changed! }], { commit_sha: sha(100) });
+      for (const n of [101, 102, 103])
+        await upload([{ name: "t0", outcome: "failed" }], { commit_sha: sha(n) });
+      await upload([{ name: "newcomer", outcome: "failed" }], { commit_sha: sha(104) });
+      await upload([{ name: "newcomer" }], { commit_sha: sha(104) });
+      let page = first;
+      while (page.page.next_page_token !== "") {
+        page = (await list(page.page.next_page_token)).body;
+        seen.push(...page.tests.map((t: any) => t.name));
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+      const untouched = Array.from({ length: 23 }, (_, i) => `t${i}`).filter((name) => name !== "t0");
+      for (const name of untouched) expect(seen).toContain(name);
+      expect(rest.every((name) => seen.filter((s) => s === name).length === 1)).toBe(true);
+      expect(seen).not.toContain("newcomer");
+    });
+
+    it("refuses forged, altered, foreign and expired page tokens with 400 invalid_page_token", async () => {
+      await manyFlakyTests();
+      const { next_page_token: next } = (await unhealthy("flaky", { page_size: 5 })).body.page;
+      const [payload, mac] = next.split(".");
+      const decoded = JSON.parse(Buffer.from(payload, "base64url").toString());
+      const altered = `${Buffer.from(JSON.stringify({ ...decoded, i: 3 })).toString("base64url")}.${mac}`;
+      const flipped = `${payload}.${mac.slice(0, -2)}${mac.endsWith("AA") ? "BB" : "AA"}`;
+      for (const forged of ["garbage", "a.b", altered, flipped, `${next}.x`]) {
+        const response = await unhealthy("flaky", { page_size: 5, page_token: forged });
+        expect(response.status).toBe(400);
+        expect(response.body.code).toBe("invalid_page_token");
+      }
+      expect((await unhealthy("flaky", { page_size: 6, page_token: next })).body.code).toBe(
+        "invalid_page_token",
+      );
+      expect((await unhealthy("broken", { page_size: 5, page_token: next })).body.code).toBe(
+        "invalid_page_token",
+      );
+      expect((await quarantined({ page_size: 5, page_token: next })).body.code).toBe("invalid_page_token");
+      expect((await unhealthy("flaky", { page_size: 5, page_token: next })).status).toBe(200);
+      now += DAY + HOUR;
+      expect((await unhealthy("flaky", { page_size: 5, page_token: next })).body).toMatchObject({
+        status: 400,
+        code: "invalid_page_token",
+        detail: expect.stringContaining("expired"),
+      });
+    });
+
+    it("pages list-failing-tests and list-quarantined-tests the same way", async () => {
+      await manyFlakyTests();
+      const failingPages = await walk(
+        (await failing(now - 7 * DAY + 1, now + 1, { page_size: 10 })).body,
+        "next_page_token",
+        (page_token) => failing(now - 7 * DAY + 1, now + 1, { page_size: 10, page_token }),
+      );
+      expect(failingPages.flatMap((p) => p.tests.map((t: any) => t.name)).sort()).toEqual(
+        Array.from({ length: 23 }, (_, i) => `t${i}`).sort(),
+      );
+      const quarantinedPages = await walk(
+        (await quarantined({ page_size: 7 })).body,
+        "next_page_token",
+        (page_token) => quarantined({ page_size: 7, page_token }),
+      );
+      expect(quarantinedPages.map((p) => p.quarantined_tests.length)).toEqual([7, 7, 7, 2]);
+    });
+  });
+
+  describe("access (contract 2, 3)", () => {
+    it("answers every error as problem JSON with a stable code", async () => {
+      const cases: [string, unknown, string | undefined, number, string][] = [
+        ["list-quarantined-tests", { ...target, page_query: {} }, undefined, 401, "unauthenticated"],
+        [
+          "list-quarantined-tests",
+          { ...target, org_url_slug: "other", page_query: {} },
+          token,
+          403,
+          "forbidden",
+        ],
+        [
+          "list-quarantined-tests",
+          { repo: { ...repo, owner: "stranger" }, org_url_slug: "acme", page_query: {} },
+          token,
+          403,
+          "forbidden",
+        ],
+        [
+          "list-quarantined-tests",
+          { repo: { ...repo, host: "gitlab.com" }, org_url_slug: "acme", page_query: {} },
+          token,
+          400,
+          "unsupported_host",
+        ],
+        [
+          "upload",
+          { ...target, commit_sha: "not a sha", branch: "main", junit_xml: [] },
+          token,
+          400,
+          "invalid_request",
+        ],
+        ["get-test-details", { ...target }, token, 400, "invalid_request"],
+      ];
+      for (const [path, body, as, status, code] of cases) {
+        const response = await server.post(`flaky-tests/${path}`, body, as);
+        expect(response.status, `${path} ${code}`).toBe(status);
+        expect(response.headers.get("content-type")).toContain("application/problem+json");
+        expect(((await response.json()) as any).code).toBe(code);
+      }
+    });
+
+    it("answers 404 repo_not_installed for a repository the app is not on", async () => {
+      nock("https://api.github.com")
+        .get("/repos/acme/gadgets/installation")
+        .reply(404, { message: "Not Found" });
+      const response = await post("list-quarantined-tests", {
+        repo: { ...repo, name: "gadgets" },
+        org_url_slug: "ACME",
+        page_query: {},
+      });
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe("repo_not_installed");
+    });
+
+    it("describes the endpoints in the OpenAPI document", async () => {
+      const document = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as any;
+      const listFailing = document.paths["/v1/flaky-tests/list-failing-tests"].post;
+      const request = listFailing.requestBody.content["application/json"].schema;
+      expect(request.required).toEqual(
+        expect.arrayContaining(["repo", "org_url_slug", "start_time", "end_time", "page_query"]),
+      );
+      expect(request.properties.page_query.properties.page_size).toMatchObject({ minimum: 0, maximum: 100 });
+      expect(Object.keys(listFailing.responses)).toEqual(
+        expect.arrayContaining(["200", "400", "401", "403", "404"]),
+      );
+      expect(Object.keys(document.components.schemas.TestRecord.properties)).toEqual(
+        expect.arrayContaining([
+          "most_common_failures",
+          "failure_rate_last_7d",
+          "codeowners",
+          "ticket",
+          "status",
+        ]),
+      );
+      expect(document.components.schemas.PageObject.required).toHaveLength(6);
+      expect(document.components.schemas.QuarantinedTestRecord).toBeDefined();
+    });
+
+    it("answers 405 to GET and 415 to a body that is not JSON", async () => {
+      const get = await fetch(`${server.url}/v1/flaky-tests/upload`, { headers: { "x-api-token": token } });
+      expect(get.status).toBe(405);
+      const text = await fetch(`${server.url}/v1/flaky-tests/upload`, {
+        method: "POST",
+        headers: { "x-api-token": token, "content-type": "application/xml" },
+        body: "<testsuite/>",
+      });
+      expect(text.status).toBe(415);
+    });
+  });
+
+  describe("hostile input (contract 7.1)", () => {
+    const uploadDocuments = (junit_xml: string[]) =>
+      post("upload", { ...target, commit_sha: sha(1), branch: "main", junit_xml });
+
+    it("refuses an entity bomb without expanding it, naming the document and line", async () => {
+      githubRepository();
+      const entities = Array.from(
+        { length: 10 },
+        (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`,
+      ).join("\n");
+      const bomb = `<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol0 "lol">\n${entities}\n]>\n<testsuite name="s"><testcase name="&lol10;"/></testsuite>`;
+      const { status, body } = await uploadDocuments([junitReport([{ name: "fine" }]), bomb]);
+      expect(status).toBe(400);
+      expect(body).toMatchObject({
+        code: "invalid_junit",
+        detail: expect.stringMatching(/^junit_xml\[1\] .*line \d+, column \d+: a DOCTYPE is not allowed/),
+        errors: [{ path: "junit_xml.1", message: expect.stringContaining("line") }],
+      });
+    });
+
+    it("stores nothing of an upload whose later document is truncated", async () => {
+      githubRepository();
+      const good = junitReport(
+        Array.from({ length: 3000 }, (_, i) => ({
+          name: `t${i}`,
+          outcome: i % 7 ? ("passed" as const) : ("failed" as const),
+        })),
+      );
+      const truncated = junitReport([{ name: "cut" }]).slice(0, -40);
+      const { status, body } = await uploadDocuments([good, good, truncated]);
+      expect(status).toBe(400);
+      expect(body.detail).toMatch(/^junit_xml\[2\] .*unexpected end of document/);
+      for (const table of ["test_results", "test_cases", "test_uploads", "test_failures"] as const) {
+        expect(await rowCount(table), table).toBe(0);
+      }
+    });
+
+    it("stores invalid UTF-8 with replacement characters", async () => {
+      githubRepository();
+      const before = Buffer.from(
+        `{"repo":{"host":"github.com","owner":"acme","name":"widgets"},"org_url_slug":"acme","commit_sha":"${sha(1)}","branch":"main","junit_xml":["<testsuite name=\\"s\\"><testcase classname=\\"c\\" name=\\"bad `,
+      );
+      const after = Buffer.from(` bytes\\"/></testsuite>"]}`);
+      const response = await fetch(`${server.url}/v1/flaky-tests/upload`, {
+        method: "POST",
+        headers: { "x-api-token": token, "content-type": "application/json" },
+        body: Buffer.concat([before, Buffer.from([0xff, 0xfe, 0xc3]), after]),
+      });
+      expect(response.status).toBe(200);
+      const name = "bad \uFFFD\uFFFD\uFFFD bytes";
+      const test = (await details(testCaseId(repo, { classname: "c", parent: "s", name }))).body.test;
+      expect(test.name).toBe(name);
+    });
+
+    it("stores a 20 MiB report with absurd values, bounded", async () => {
+      githubRepository();
+      const hugeName = "n".repeat(1024 * 1024);
+      const parts = [
+        `<testsuites><testsuite name="big">`,
+        `<testcase name="${hugeName}" classname="c" time="-1e308"><failure message="${"m".repeat(100_000)}">${"trace ".repeat(800_000)}</failure><system-out>${"o".repeat(8 * 1024 * 1024)}</system-out></testcase>`,
+        `<testcase name="weird" classname="\u0001ctl" time="NaN"/>`,
+      ];
+      // As close to the 20 MiB body limit as the JSON around the report allows.
+      let bodyBytes = 1000 + parts.reduce((bytes, part) => bytes + JSON.stringify(part).length - 2, 0);
+      for (let i = 0; bodyBytes < 20 * 1024 * 1024 - 2000; i++) {
+        const part = `<testcase name="case ${i}" classname="c" time="0.001"/>`;
+        parts.push(part);
+        bodyBytes += JSON.stringify(part).length - 2;
+      }
+      parts.push("</testsuite></testsuites>");
+      const report = parts.join("");
+      const { status, body } = await uploadDocuments([report]);
+      expect(status).toBe(200);
+      expect(body.test_results).toBe(parts.length - 2);
+      expect(body.failures).toBe(1);
+      const [failed] = body.unquarantined_failures;
+      expect(failed.name).toHaveLength(4096);
+      const test = (await details(failed.test_id)).body.test;
+      expect(test.most_common_failures[0].summary).toHaveLength(200);
+      expect(
+        (await details(testCaseId(repo, { classname: "\uFFFDctl", parent: "big", name: "weird" }))).status,
+      ).toBe(200);
+    }, 60_000);
+
+    it("refuses elements nested absurdly deep", async () => {
+      githubRepository();
+      const deep = `<testsuites>${"<testsuite>".repeat(70)}${"</testsuite>".repeat(70)}</testsuites>`;
+      const { status, body } = await uploadDocuments([deep]);
+      expect(status).toBe(400);
+      expect(body.detail).toContain("nested more than 64 deep");
+    });
+  });
+});
