@@ -3,7 +3,9 @@ import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config.ts";
 import { CliError, type CliContext } from "./io.ts";
 import { registerMigrateCommand } from "./migrate-command.ts";
+import { registerTestCommand } from "./test-command.ts";
 import { registerTokenCommands } from "./token-commands.ts";
+import { registerUploadCommand } from "./upload-command.ts";
 import packageJson from "../../package.json" with { type: "json" };
 
 export function buildProgram(context: CliContext): Command {
@@ -14,6 +16,8 @@ export function buildProgram(context: CliContext): Command {
     .configureOutput({ writeOut: context.out, writeErr: context.err });
   registerTokenCommands(program, context);
   registerMigrateCommand(program, context);
+  registerUploadCommand(program, context);
+  registerTestCommand(program, context);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: context.out, writeErr: context.err });
     for (const sub of command.commands)

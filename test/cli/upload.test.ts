@@ -1,0 +1,328 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nock from "nock";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { runCli } from "../../src/cli/program.ts";
+import { DEFAULT_REPORT_GLOBS, findReports } from "../../src/cli/upload-client.ts";
+import { loadConfig } from "../../src/config.ts";
+import { testCaseId } from "../../src/health/test-identity.ts";
+import { rememberRepository } from "../../src/store/repositories.ts";
+import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
+import { createTestStore, type TestStore } from "../support/database.ts";
+import { type CaseSpec, githubRepository, junitReport, testInstallationId } from "../support/test-health.ts";
+
+const repo = { host: "github.com", owner: "acme", name: "widgets" };
+const sha = "0123456789abcdef0123456789abcdef01234567";
+const ciVariables = [
+  "SWITCHYARD_URL",
+  "SWITCHYARD_TOKEN",
+  "SWITCHYARD_ORG",
+  "GITHUB_SHA",
+  "GITHUB_REF",
+  "GITHUB_REF_NAME",
+  "GITHUB_HEAD_REF",
+  "GITHUB_JOB",
+  "GITHUB_SERVER_URL",
+  "GITHUB_REPOSITORY",
+  "GITHUB_RUN_ID",
+];
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("switchyard upload and switchyard test", () => {
+  let store: TestStore;
+  let server: TestServer;
+  let token: string;
+  let dir: string;
+
+  beforeAll(() => nock.disableNetConnect());
+  afterAll(() => nock.enableNetConnect());
+  beforeEach(async () => {
+    nock.enableNetConnect("127.0.0.1");
+    // The test process may itself run in CI: its variables must not leak into the commands under test.
+    for (const name of ciVariables) vi.stubEnv(name, "");
+    store = await createTestStore("sqlite");
+    server = await startTestServer(store);
+    token = await tokenFor(store, "acme");
+    await rememberRepository(store.db, { ...repo, installationId: testInstallationId }, Date.now());
+    githubRepository();
+    dir = mkdtempSync(join(tmpdir(), "switchyard-upload-"));
+  });
+  afterEach(async () => {
+    vi.unstubAllEnvs();
+    nock.cleanAll();
+    await server.close();
+    await store.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function cli(...argv: string[]) {
+    let out = "";
+    let err = "";
+    const code = await runCli(argv, {
+      out: (text) => (out += text),
+      err: (text) => (err += text),
+      config: () => loadConfig({ DATABASE_URL: "file::memory:" }),
+      now: Date.now,
+    });
+    return { code, out, err };
+  }
+
+  const writeReport = (name: string, cases: CaseSpec[]) => {
+    const path = join(dir, name);
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileSync(path, junitReport(cases));
+    return path;
+  };
+  const service = () => ["--url", server.url, "--token", token];
+  const metadata = ["--repo", "acme/widgets", "--commit-sha", sha, "--branch", "main"];
+  const uploads = () => store.db.selectFrom("test_uploads").selectAll().execute();
+
+  describe("upload", () => {
+    it("uploads the reports the globs match, with the metadata of the flags", async () => {
+      writeReport("reports/a.xml", [{ name: "adds" }, { name: "removes", outcome: "failed" }]);
+      writeReport("reports/nested/b.xml", [{ name: "lists", outcome: "skipped" }]);
+      const { code, out, err } = await cli(
+        "upload",
+        "--junit-paths",
+        join(dir, "reports/**/*.xml"),
+        ...service(),
+        ...metadata,
+        "--pr-number",
+        "7",
+        "--variant",
+        "linux",
+      );
+      expect({ code, err }).toEqual({ code: 0, err: "" });
+      expect(out).toBe("uploaded 3 test results from 2 reports: 1 failing test, 0 of them quarantined\n");
+      expect(await uploads()).toEqual([
+        expect.objectContaining({
+          commit_sha: sha,
+          branch: "main",
+          pr_number: 7,
+          variant: "linux",
+          test_results: 3,
+        }),
+      ]);
+    });
+
+    it("takes the metadata and the service from the CI environment", async () => {
+      writeReport("junit.xml", [{ name: "adds" }]);
+      for (const [name, value] of Object.entries({
+        SWITCHYARD_URL: server.url,
+        SWITCHYARD_TOKEN: token,
+        GITHUB_SHA: sha,
+        GITHUB_REF: "refs/pull/42/merge",
+        GITHUB_REF_NAME: "42/merge",
+        GITHUB_HEAD_REF: "feature/cart",
+        GITHUB_JOB: "unit",
+        GITHUB_SERVER_URL: "https://github.com",
+        GITHUB_REPOSITORY: "acme/widgets",
+        GITHUB_RUN_ID: "991",
+      })) {
+        vi.stubEnv(name, value);
+      }
+      const { code } = await cli("upload", "--junit-paths", join(dir, "*.xml"));
+      expect(code).toBe(0);
+      expect(await uploads()).toEqual([
+        expect.objectContaining({
+          commit_sha: sha,
+          branch: "feature/cart",
+          pr_number: 42,
+          job_name: "unit",
+          run_url: "https://github.com/acme/widgets/actions/runs/991",
+        }),
+      ]);
+    });
+
+    it("names every missing piece of metadata and how to give it", async () => {
+      writeReport("junit.xml", [{ name: "adds" }]);
+      const { code, err } = await cli(
+        "upload",
+        "--junit-paths",
+        join(dir, "*.xml"),
+        "--repo",
+        "acme/widgets",
+      );
+      expect(code).toBe(1);
+      expect(err).toBe(
+        "error: cannot upload without the service URL (--url or SWITCHYARD_URL), an API token (--token or SWITCHYARD_TOKEN), " +
+          "the commit (--commit-sha or GITHUB_SHA), the branch (--branch, GITHUB_HEAD_REF or GITHUB_REF_NAME)\n",
+      );
+    });
+
+    it("fails when no file matches, and when the service refuses the upload", async () => {
+      const none = await cli("upload", "--junit-paths", join(dir, "*.xml"), ...service(), ...metadata);
+      expect(none).toMatchObject({ code: 1, err: expect.stringContaining("no file matches --junit-paths") });
+      writeReport("junit.xml", [{ name: "adds" }]);
+      const refused = await cli(
+        "upload",
+        "--junit-paths",
+        join(dir, "*.xml"),
+        "--url",
+        server.url,
+        "--token",
+        "sy_bad",
+        ...metadata,
+      );
+      expect(refused).toMatchObject({ code: 1, err: expect.stringContaining("(unauthenticated)") });
+      const broken = join(dir, "broken.xml");
+      writeFileSync(broken, "<testsuite><testcase name='x'>");
+      const invalid = await cli("upload", "--junit-paths", broken, ...service(), ...metadata);
+      expect(invalid).toMatchObject({ code: 1, err: expect.stringContaining("(invalid_junit)") });
+    });
+
+    it("splits reports over several requests to stay under the service's 20 MiB limit", async () => {
+      const padding = "x".repeat(7 * 1024 * 1024);
+      for (const name of ["a", "b", "c"]) {
+        writeFileSync(
+          join(dir, `${name}.xml`),
+          `<testsuite name="${name}"><testcase name="t" classname="c"><system-out>${padding}</system-out></testcase></testsuite>`,
+        );
+      }
+      const { code, out } = await cli(
+        "upload",
+        "--junit-paths",
+        join(dir, "*.xml"),
+        ...service(),
+        ...metadata,
+      );
+      expect(code).toBe(0);
+      expect(out).toContain("uploaded 3 test results from 3 reports");
+      expect(await uploads()).toHaveLength(2);
+    });
+  });
+
+  describe("test, wrapping a real child process", () => {
+    const pendingReport = (cases: CaseSpec[]) => writeReport("pending.xml", cases);
+    /** A command that writes the pending report (unless told not to) and exits with `exitCode`. */
+    const command = (exitCode: number, writes = true) => [
+      process.execPath,
+      "-e",
+      `${writes ? `require("fs").copyFileSync(${JSON.stringify(join(dir, "pending.xml"))}, ${JSON.stringify(join(dir, "out/junit.xml"))});` : ""} process.exit(${exitCode})`,
+    ];
+    const wrap = (args: string[], exitCode: number, writes = true) => {
+      mkdirSync(join(dir, "out"), { recursive: true });
+      return cli(
+        "test",
+        "--junit-paths",
+        join(dir, "out/*.xml"),
+        ...args,
+        "--",
+        ...command(exitCode, writes),
+      );
+    };
+    const quarantine = (name: string) =>
+      server.post(
+        "flaky-tests/set-quarantine-setting",
+        {
+          repo,
+          org_url_slug: "acme",
+          test_id: testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name }),
+          setting: "always",
+        },
+        token,
+      );
+
+    it("keeps a failing command's exit code when a failure is not quarantined, and names it", async () => {
+      pendingReport([{ name: "adds" }, { name: "breaks", outcome: "failed" }]);
+      const { code, err } = await wrap([...service(), ...metadata], 1);
+      expect(code).toBe(1);
+      expect(err).toContain("uploaded 2 test results from 1 report: 1 failing test, 0 of them quarantined");
+      expect(err).toContain(
+        `failed, not quarantined: pkg.Widget breaks (${testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name: "breaks" })})`,
+      );
+      expect(await uploads()).toHaveLength(1);
+    });
+
+    it("exits 0 when every failure is a quarantined test", async () => {
+      pendingReport([{ name: "flaky", outcome: "failed" }]);
+      expect((await wrap([...service(), ...metadata], 1)).code).toBe(1);
+      expect((await quarantine("flaky")).status).toBe(200);
+      pendingReport([{ name: "flaky", outcome: "failed" }, { name: "fine" }]);
+      const { code, err } = await wrap([...service(), ...metadata], 1);
+      expect(code).toBe(0);
+      expect(err).toContain("every failing test is quarantined: exiting 0 instead of 1");
+    });
+
+    it("keeps the command's exit code when the service is unreachable", async () => {
+      pendingReport([{ name: "flaky", outcome: "failed" }]);
+      const unreachable = ["--url", `http://127.0.0.1:${await closedPort()}`, "--token", token, ...metadata];
+      const failed = await wrap(unreachable, 1);
+      expect(failed.code).toBe(1);
+      expect(failed.err).toMatch(
+        /could not reach the Switchyard service .*ECONNREFUSED.*; keeping the command's exit code 1/,
+      );
+      expect((await wrap(unreachable, 0)).code).toBe(0);
+      expect((await wrap(unreachable, 5)).code).toBe(5);
+    });
+
+    it("keeps the exit code of a command that failed without writing a report, or left only stale ones", async () => {
+      const { code, err } = await wrap([...service(), ...metadata], 3, false);
+      expect(code).toBe(3);
+      expect(err).toContain("the command wrote no JUnit report");
+      pendingReport([{ name: "old", outcome: "failed" }]);
+      const stale = join(dir, "out/junit.xml");
+      writeFileSync(stale, junitReport([{ name: "old", outcome: "failed" }]));
+      utimesSync(stale, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      expect((await wrap([...service(), ...metadata], 2, false)).code).toBe(2);
+      expect(await uploads()).toHaveLength(0);
+    });
+
+    it("passes a passing command through after uploading, and keeps its code when metadata is missing", async () => {
+      pendingReport([{ name: "adds" }]);
+      expect((await wrap([...service(), ...metadata], 0)).code).toBe(0);
+      expect(await uploads()).toHaveLength(1);
+      const { code, err } = await wrap(service(), 4);
+      expect(code).toBe(4);
+      expect(err).toContain("cannot upload without the repository");
+    });
+
+    it("answers 127 for a command that cannot run and 128+n for one a signal ended", async () => {
+      const missing = await cli("test", ...service(), ...metadata, "--", join(dir, "no-such-command"));
+      expect(missing.code).toBe(127);
+      expect(missing.err).toContain("cannot run");
+      const killed = await cli(
+        "test",
+        ...service(),
+        ...metadata,
+        "--",
+        process.execPath,
+        "-e",
+        'process.kill(process.pid, "SIGTERM")',
+      );
+      expect(killed.code).toBe(143);
+    });
+  });
+
+  it("finds reports by the default globs, only JUnit ones, and only fresh ones when asked", async () => {
+    writeReport("target/surefire-reports/TEST-pkg.Widget.xml", [{ name: "a" }]);
+    writeReport("build/test-results/test/TEST-b.xml", [{ name: "b" }]);
+    writeReport("reports/junit.xml", [{ name: "c" }]);
+    writeFileSync(join(dir, "reports/junit-config.xml"), '<?xml version="1.0"?>\n<configuration/>');
+    writeReport("node_modules/dep/junit.xml", [{ name: "d" }]);
+    const found = await findReports({ globs: DEFAULT_REPORT_GLOBS, cwd: dir, junitOnly: true });
+    expect(found.map((path) => path.slice(dir.length + 1))).toEqual([
+      "build/test-results/test/TEST-b.xml",
+      "reports/junit.xml",
+      "target/surefire-reports/TEST-pkg.Widget.xml",
+    ]);
+    utimesSync(found[0]!, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    expect(
+      await findReports({
+        globs: DEFAULT_REPORT_GLOBS,
+        cwd: dir,
+        junitOnly: true,
+        modifiedSince: Date.now() - 5000,
+      }),
+    ).toHaveLength(2);
+  });
+});
