@@ -121,24 +121,46 @@ function toProblem(error: FastifyError): Problem {
 
 type AjvError = NonNullable<FastifyError["validation"]>[number];
 
-/** ajv's errors → one entry per bad field, with dotted paths ("pr.number"). */
+/**
+ * ajv's errors → one entry per bad field, with dotted paths ("pr.number"). A value that matches no branch
+ * of a union is reported where it went wrong inside the closest branch when there is such a place
+ * ("impactedTargets.0"), else once, naming what each branch wanted.
+ */
 function fieldErrors(validation: AjvError[]): FieldError[] {
-  const seen = new Map<string, FieldError>();
-  for (const error of validation) {
+  const located = validation.map((error) => {
     const segments = error.instancePath.split("/").filter((s) => s !== "");
     const missing = (error.params as { missingProperty?: string }).missingProperty;
     if (missing !== undefined) segments.push(missing);
-    const path = segments.join(".") || "(body)";
-    const message = missing !== undefined ? "is required" : (error.message ?? "is invalid");
-    if (!seen.has(path)) seen.set(path, { path, message: describe(error, message) });
+    return { error, path: segments.join(".") || "(body)", missing };
+  });
+  const unions = new Set(located.filter(({ error }) => error.keyword === "anyOf").map(({ path }) => path));
+  const deeper = (path: string) => located.some((other) => other.path.startsWith(`${path}.`));
+  // A branch that wants one exact value says so; its "must be string" adds nothing.
+  const branchOf = (error: AjvError) => error.schemaPath.replace(/\/[^/]+$/, "");
+  const exactBranches = new Set(
+    validation.filter((e) => e.keyword === "const" || e.keyword === "enum").map(branchOf),
+  );
+  const byPath = new Map<string, string[]>();
+  for (const { error, path, missing } of located) {
+    if (error.keyword === "anyOf") continue;
+    if (unions.has(path) && deeper(path)) continue;
+    if (error.keyword === "type" && exactBranches.has(branchOf(error))) continue;
+    const message = missing !== undefined ? "is required" : describe(error, error.message ?? "is invalid");
+    const messages = byPath.get(path) ?? [];
+    if (!messages.includes(message)) messages.push(message);
+    byPath.set(path, messages);
   }
-  return [...seen.values()];
+  return [...byPath].map(([path, messages]) => ({
+    path,
+    message: unions.has(path) ? messages.join(", or ") : (messages[0] as string),
+  }));
 }
 
 function describe(error: AjvError, message: string): string {
-  const params = error.params as { allowedValues?: unknown[] };
+  const params = error.params as { allowedValues?: unknown[]; allowedValue?: unknown };
   if (error.keyword === "enum" && params.allowedValues !== undefined) {
     return `must be one of ${params.allowedValues.join(", ")}`;
   }
+  if (error.keyword === "const") return `must be ${JSON.stringify(params.allowedValue)}`;
   return message;
 }
