@@ -54,6 +54,8 @@ export function releaseStarted(draft: QueueDraft, prNumber: number, departure: D
   const followUp = consequence(prNumber, departure);
   const affected: { prNumber: number; reason: RequeueReason; detail: string }[] = [];
   for (const other of startedPrs(draft.state)) {
+    // A merge in flight cannot be called back; its result decides what happens to its PRs.
+    if (draft.state.merging?.prNumbers.includes(other)) continue;
     const pr = requirePr(draft, other);
     const builtOnIt =
       relevantRun(draft.state, pr)?.dependsOn.includes(prNumber) ||

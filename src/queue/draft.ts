@@ -24,7 +24,8 @@ export class QueueDraft {
   private ownPrs: Record<number, PullRequestEntry> | null = null;
   private ownRuns: Record<string, TestRun> | null = null;
   private ownLine: number[] | null = null;
-  private changed = false;
+  /** Counts writes, so a caller can tell whether something it ran changed anything. */
+  private writes = 0;
 
   constructor(original: QueueState, now: number) {
     this.original = original;
@@ -50,7 +51,7 @@ export class QueueDraft {
       this.current.prs = this.ownPrs;
     }
     this.ownPrs[entry.number] = entry;
-    this.changed = true;
+    this.writes++;
   }
 
   putRun(run: TestRun): void {
@@ -59,7 +60,7 @@ export class QueueDraft {
       this.current.runs = this.ownRuns;
     }
     this.ownRuns[run.id] = run;
-    this.changed = true;
+    this.writes++;
   }
 
   /** The line, writable: callers keep it ordered (see ordering.ts). */
@@ -68,13 +69,17 @@ export class QueueDraft {
       this.ownLine = [...this.current.line];
       this.current.line = this.ownLine;
     }
-    this.changed = true;
+    this.writes++;
     return this.ownLine;
   }
 
   update(patch: Partial<QueueScalars>): void {
     Object.assign(this.current, patch);
-    this.changed = true;
+    this.writes++;
+  }
+
+  get revision(): number {
+    return this.writes;
   }
 
   emit(command: QueueCommand): void {
@@ -83,6 +88,6 @@ export class QueueDraft {
 
   /** The new state, or the input itself when nothing changed (the shell can skip saving). */
   result(): QueueState {
-    return this.changed ? this.current : this.original;
+    return this.writes > 0 ? this.current : this.original;
   }
 }

@@ -37,10 +37,11 @@ interface MergePlan {
 }
 
 /**
- * merge_commit: the target moves to a tested commit itself, so the longest front group of passed PRs whose
- * last PR's passing run tested exactly that group on top of the current target.
+ * The longest front group of passed PRs that one passed run tested exactly, on top of what the target
+ * holds: its last PR's passing run, whose unmerged PRs are that group. A group vouched for by a run behind
+ * (contract 5.5) can only merge whole, together with that run's own PRs.
  */
-function planFastForward(state: QueueState, passed: readonly number[]): MergePlan | null {
+function planGroup(state: QueueState, passed: readonly number[]): MergePlan | null {
   for (let count = passed.length; count > 0; count--) {
     const group = passed.slice(0, count);
     const last = group[count - 1];
@@ -53,17 +54,24 @@ function planFastForward(state: QueueState, passed: readonly number[]): MergePla
   return null;
 }
 
-/** squash / rebase: one PR at a time, in queue order, each the next PR of its passing run's tested commit. */
-function planPullRequestMerge(state: QueueState, first: number): MergePlan | null {
-  const runId = state.prs[first]?.passingRunId;
-  const run = runId == null ? undefined : state.runs[runId];
-  if (run === undefined) return null;
-  return unmergedTestedPrs(state, run)?.[0] === first ? { run, prNumbers: [first] } : null;
+/**
+ * Puts a group in flight. merge_commit moves the target to the tested commit itself in one step;
+ * squash / rebase merge one PR at a time, in order, and the group stays in flight until its last PR merged.
+ */
+function mergeNext(draft: QueueDraft, run: TestRun, group: readonly number[]): void {
+  const state = draft.state;
+  const method = state.settings.mergeMethod;
+  const first = group[0] as number;
+  const inFlight = method === "merge_commit" ? group : [first];
+  const merge: MergeInFlight = { id: mergeIdOf(run.id, inFlight), runId: run.id, prNumbers: group };
+  draft.update({ merging: merge });
+  if (method === "merge_commit") draft.emit(fastForwardTarget(state, merge, run.testBranchSha as string));
+  else draft.emit(mergePullRequest(state, merge, requirePr(draft, first), method));
 }
 
 /**
- * Contract 5.4: merges the passed PRs at the front, once everything ahead of them merged. Nothing merges
- * while paused (contract 5.8) or while another merge is in flight; one merge at a time keeps the order.
+ * Contract 5.4: merges the passed PRs at the front, once everything ahead of them merged. Nothing starts
+ * merging while paused (contract 5.8) or while another merge is in flight: one at a time keeps the order.
  */
 export function planMerge(draft: QueueDraft): void {
   const state = draft.state;
@@ -71,11 +79,8 @@ export function planMerge(draft: QueueDraft): void {
   const started = startedPrs(state);
   const firstNotPassed = started.findIndex((prNumber) => state.prs[prNumber]?.state !== "tests_passed");
   const passed = firstNotPassed < 0 ? started : started.slice(0, firstNotPassed);
-  const first = passed[0];
-  if (first === undefined) return;
-  const method = state.settings.mergeMethod;
-  const plan =
-    method === "merge_commit" ? planFastForward(state, passed) : planPullRequestMerge(state, first);
+  if (passed.length === 0) return;
+  const plan = planGroup(state, passed);
   if (plan === null) {
     // The target does not hold what the runs were built on: rebuild rather than merge untested code.
     rebuildAllRuns(
@@ -84,30 +89,35 @@ export function planMerge(draft: QueueDraft): void {
     );
     return;
   }
-  const merge: MergeInFlight = {
-    id: mergeIdOf(plan.run.id, plan.prNumbers),
-    runId: plan.run.id,
-    prNumbers: plan.prNumbers,
-  };
-  draft.update({ merging: merge });
-  if (method === "merge_commit")
-    draft.emit(fastForwardTarget(state, merge, plan.run.testBranchSha as string));
-  else draft.emit(mergePullRequest(state, merge, requirePr(draft, first), method));
+  mergeNext(draft, plan.run, plan.prNumbers);
 }
 
-/** After a merge result: unknown heads seen meanwhile that were not the merge were pushed from outside. */
-function settleHeadsSeen(draft: QueueDraft, seen: readonly string[]): void {
-  const known = draft.state.target.recentHeads;
-  const outside = seen.filter((sha) => !known.includes(sha));
-  const latest = outside.at(-1);
-  if (latest !== undefined) moveTargetOutside(draft, latest);
+/** Cancellations that waited for the merge (see cancellation.ts) apply to the PRs it did not merge. */
+function applyWaitingCancellations(draft: QueueDraft, prNumbers: readonly number[]): void {
+  for (const prNumber of prNumbers) {
+    const pr = draft.pr(prNumber);
+    if (pr !== undefined && !isTerminal(pr.state) && pr.cancelRequest !== null) {
+      removeFromQueue(draft, prNumber, {
+        to: "cancelled",
+        reason: pr.cancelRequest,
+        detail: cancelDetail(pr.cancelRequest),
+      });
+    }
+  }
+}
+
+/** Heads seen while the merge was in flight that the merge did not make were pushed from outside. */
+function latestOutsideHead(seen: readonly string[], mergeSha: string | null): string | undefined {
+  return seen.filter((sha) => sha !== mergeSha).at(-1);
 }
 
 export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string): void {
   const merge = draft.state.merging;
   if (merge?.id !== mergeId) return;
   const target = draft.state.target;
-  merge.prNumbers.forEach((prNumber, index) => {
+  const merged =
+    draft.state.settings.mergeMethod === "merge_commit" ? merge.prNumbers : merge.prNumbers.slice(0, 1);
+  merged.forEach((prNumber, index) => {
     transition(
       draft,
       prNumber,
@@ -125,14 +135,24 @@ export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string
     target: {
       ...target,
       headSha: sha,
-      mergeCount: target.mergeCount + merge.prNumbers.length,
+      mergeCount: target.mergeCount + merged.length,
       recentHeads: rememberHead(target, sha),
       headsSeenWhileMerging: [],
     },
   });
+  const rest = merge.prNumbers.slice(merged.length);
   const run = draft.run(merge.runId);
-  if (run?.prs.every((pr) => draft.state.prs[pr.number]?.state === "merged")) retireRun(draft, run.id);
-  settleHeadsSeen(draft, target.headsSeenWhileMerging);
+  const outside = latestOutsideHead(target.headsSeenWhileMerging, sha);
+  if (outside !== undefined) {
+    moveTargetOutside(draft, outside);
+    applyWaitingCancellations(draft, rest);
+  } else if (run !== undefined && rest.length > 0) mergeNext(draft, run, rest);
+  // The tested commits of the merged PRs' runs are behind the target now.
+  const passingRuns = new Set(merged.map((prNumber) => draft.pr(prNumber)?.passingRunId ?? merge.runId));
+  for (const runId of passingRuns) {
+    if (draft.run(runId)?.prs.every((pr) => draft.state.prs[pr.number]?.state === "merged"))
+      retireRun(draft, runId);
+  }
 }
 
 /** Contract 5.4: a refused merge fails the PR with GitHub's reason, and what was built on it is rebuilt. */
@@ -168,16 +188,8 @@ export function onMergeFailed(
         detail: `GitHub refused the merge: ${failure.message}`,
       });
     }
-    settleHeadsSeen(draft, seen);
+    const outside = latestOutsideHead(seen, null);
+    if (outside !== undefined) moveTargetOutside(draft, outside);
   }
-  for (const other of merge.prNumbers) {
-    const pr = draft.pr(other);
-    if (pr !== undefined && !isTerminal(pr.state) && pr.cancelRequest !== null) {
-      removeFromQueue(draft, other, {
-        to: "cancelled",
-        reason: pr.cancelRequest,
-        detail: cancelDetail(pr.cancelRequest),
-      });
-    }
-  }
+  applyWaitingCancellations(draft, merge.prNumbers);
 }

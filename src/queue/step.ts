@@ -59,13 +59,19 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
 
 /**
  * Brings the queue to rest after an event: decide pending failures (front to back), merge what passed,
- * then start runs. Applied to a state at rest it changes nothing, so a repeated event stays a no-op.
+ * finish a mode switch, start runs; again until nothing changes, since each may enable another (a PR that
+ * fails ends the runs behind it, which lets a mode switch end, which changes readiness…). Applied to a
+ * state at rest it changes nothing, so a repeated event stays a no-op.
  */
 function settle(draft: QueueDraft): void {
-  resolvePendingFailures(draft);
-  planMerge(draft);
-  applyPendingMode(draft);
-  startRuns(draft);
+  let revision: number;
+  do {
+    revision = draft.revision;
+    resolvePendingFailures(draft);
+    planMerge(draft);
+    applyPendingMode(draft);
+    startRuns(draft);
+  } while (draft.revision !== revision);
 }
 
 /**

@@ -46,11 +46,15 @@ export function moveTargetOutside(draft: QueueDraft, sha: string): void {
 export function onTargetMoved(draft: QueueDraft, sha: string): void {
   const target = draft.state.target;
   if (target.recentHeads.includes(sha)) return;
-  if (draft.state.merging !== null) {
-    if (!target.headsSeenWhileMerging.includes(sha)) {
-      draft.update({ target: { ...target, headsSeenWhileMerging: [...target.headsSeenWhileMerging, sha] } });
-    }
+  if (draft.state.merging === null) {
+    moveTargetOutside(draft, sha);
     return;
   }
-  moveTargetOutside(draft, sha);
+  draft.update({
+    target: {
+      ...target,
+      recentHeads: rememberHead(target, sha),
+      headsSeenWhileMerging: [...target.headsSeenWhileMerging, sha],
+    },
+  });
 }

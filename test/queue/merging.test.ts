@@ -7,10 +7,31 @@ describe("merging (contract 5.4)", () => {
     expect(queue.state.merging).toBeNull();
 
     queue.pass(1);
-    expect(queue.state.merging?.prNumbers).toEqual([1]);
+    expect(queue.commandsOf("merge_pull_request").map((merge) => merge.prNumber)).toEqual([1]);
     queue.mergeSucceeds();
 
-    expect(queue.state.merging?.prNumbers).toEqual([2]);
+    expect(queue.commandsOf("merge_pull_request").map((merge) => merge.prNumber)).toEqual([2]);
+  });
+
+  it("merges a group of passed PRs one by one, keeping the rest of the group in flight", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1, 2).pass(2).pass(1);
+    expect(queue.state.merging).toMatchObject({ id: "q-2:1", runId: "q-2", prNumbers: [1, 2] });
+
+    queue.mergeSucceeds();
+
+    expect(queue.state.merging).toMatchObject({ id: "q-2:2", prNumbers: [2] });
+    expect(queue.commandsOf("merge_pull_request")).toEqual([
+      expect.objectContaining({ prNumber: 2, expectedTargetSha: "main-1", key: "merge:q-2:2" }),
+    ]);
+  });
+
+  it("finishes merging a group in flight when the queue is paused meanwhile", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1, 2).pass(2).pass(1);
+    queue.on({ type: "queue_updated", settings: {}, status: "paused" });
+
+    queue.mergeSucceeds();
+
+    expect(queue.commandsOf("merge_pull_request").map((merge) => merge.prNumber)).toEqual([2]);
   });
 
   it("squash-merges each PR through the merge API with the tested head, checking the target head", () => {

@@ -1,0 +1,273 @@
+import type { QueueCommand, QueueEvent } from "../../src/queue/index.ts";
+
+/** A commit of the fake repository: what it holds is the list of changes applied since the root. */
+interface FakeCommit {
+  readonly sha: string;
+  readonly parent: string | null;
+  readonly content: readonly string[];
+}
+
+export interface FakePullRequest {
+  readonly number: number;
+  head: string;
+  /** CI fails on every commit holding any head of this PR. */
+  bad: boolean;
+  /** Merging it into a test branch conflicts. */
+  conflicts: boolean;
+  /** GitHub refuses to merge it (e.g. a missing review). */
+  rejected: boolean;
+  mergeable: boolean;
+  merged: boolean;
+  mergeSha: string | null;
+}
+
+/** What executing one command did: the result event for the queue, and webhooks GitHub sends later. */
+export interface Execution {
+  readonly result: QueueEvent | null;
+  readonly webhooks: readonly QueueEvent[];
+}
+
+function change(prNumber: number, headSha: string): string {
+  return `#${prNumber}@${headSha}`;
+}
+
+function startsWith(content: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length <= content.length && prefix.every((token, index) => content[index] === token);
+}
+
+/**
+ * A tiny stateful GitHub for the property tests: commits with deterministic SHAs, branches, PRs, merges
+ * and CI reports. It executes the queue's commands idempotently, as the real executor must, and checks
+ * the Not Rocket Science rule on every move of the target branch it is asked to make.
+ */
+export class FakeGitHub {
+  readonly targetBranch = "main";
+  target: string;
+  readonly branches = new Map<string, string>();
+  readonly testPullRequests = new Set<string>();
+  readonly prs = new Map<number, FakePullRequest>();
+  /** Commits a success of the required check `ci` was reported on: what "tested" means. */
+  readonly passed = new Set<string>();
+  private readonly commits = new Map<string, FakeCommit>();
+  private nextCommit = 1;
+  private nextReport = 1;
+  private outsidePushes = 0;
+
+  constructor() {
+    this.target = this.commit(null, []);
+  }
+
+  private commit(parent: string | null, content: readonly string[]): string {
+    const sha = `c${this.nextCommit++}`;
+    this.commits.set(sha, { sha, parent, content });
+    return sha;
+  }
+
+  contentOf(sha: string): readonly string[] {
+    const commit = this.commits.get(sha);
+    if (commit === undefined) throw new Error(`unknown commit ${sha}`);
+    return commit.content;
+  }
+
+  private isAncestor(ancestor: string, sha: string): boolean {
+    for (let at: string | null = sha; at !== null; at = this.commits.get(at)?.parent ?? null) {
+      if (at === ancestor) return true;
+    }
+    return false;
+  }
+
+  /** The heads of every test branch ever created, in creation order: CI reports on these. */
+  readonly testBranchCommits: string[] = [];
+
+  pullRequest(number: number): FakePullRequest {
+    let pr = this.prs.get(number);
+    if (pr === undefined) {
+      pr = {
+        number,
+        head: `h${number}.0`,
+        bad: false,
+        conflicts: false,
+        rejected: false,
+        mergeable: true,
+        merged: false,
+        mergeSha: null,
+      };
+      this.prs.set(number, pr);
+    }
+    return pr;
+  }
+
+  /** New commits pushed to a PR. */
+  pushToPullRequest(number: number): QueueEvent {
+    const pr = this.pullRequest(number);
+    const version = Number(pr.head.split(".")[1]) + 1;
+    pr.head = `h${number}.${version}`;
+    return { type: "cancel_requested", prNumber: number, reason: "pr_updated" };
+  }
+
+  /** Someone pushes to the target branch outside the queue. */
+  pushOutside(): QueueEvent {
+    this.outsidePushes++;
+    this.target = this.commit(this.target, [...this.contentOf(this.target), `outside-${this.outsidePushes}`]);
+    return { type: "target_branch_moved", sha: this.target };
+  }
+
+  /** CI reports the `ci` check on a commit: the in-progress and completed webhooks of one check run. */
+  ciReports(sha: string, outcome: "pass" | "fail" | "flake" | "pending"): QueueEvent[] {
+    const id = this.nextReport++;
+    const holdsBadPr = this.contentOf(sha).some((token) =>
+      [...this.prs.values()].some((pr) => pr.bad && token.startsWith(`#${pr.number}@`)),
+    );
+    const url = `https://ci.example/${id}`;
+    const inProgress: QueueEvent = {
+      type: "status_reported",
+      sha,
+      report: {
+        kind: "check_run",
+        name: "ci",
+        id,
+        status: "in_progress",
+        conclusion: null,
+        url,
+        checkSuiteId: 1,
+      },
+    };
+    if (outcome === "pending") return [inProgress];
+    const conclusion = outcome === "pass" && !holdsBadPr ? "success" : "failure";
+    return [
+      inProgress,
+      {
+        type: "status_reported",
+        sha,
+        report: { kind: "check_run", name: "ci", id, status: "completed", conclusion, url, checkSuiteId: 1 },
+      },
+    ];
+  }
+
+  /** A commit counts as tested once a success of the required check on it reached the queue. */
+  observeDelivery(event: QueueEvent): void {
+    if (event.type !== "status_reported" || event.report.kind !== "check_run") return;
+    if (event.report.status === "completed" && event.report.conclusion === "success")
+      this.passed.add(event.sha);
+  }
+
+  execute(command: QueueCommand): Execution {
+    switch (command.type) {
+      case "create_test_branch":
+        return this.createTestBranch(command);
+      case "delete_test_branch":
+        this.branches.delete(command.branch);
+        return { result: null, webhooks: [] };
+      case "open_test_pull_request":
+        if (!this.branches.has(command.branch))
+          throw new Error(`test PR for missing branch ${command.branch}`);
+        this.testPullRequests.add(command.branch);
+        return { result: null, webhooks: [] };
+      case "close_test_pull_request":
+        this.testPullRequests.delete(command.branch);
+        return { result: null, webhooks: [] };
+      case "resolve_required_statuses":
+        return {
+          result: {
+            type: "required_statuses_resolved",
+            runId: command.runId,
+            statuses: ["ci"],
+            source: "service_config",
+          },
+          webhooks: [],
+        };
+      case "fast_forward_target":
+        return this.fastForward(command);
+      case "merge_pull_request":
+        return this.mergePullRequest(command);
+      case "set_commit_status":
+      case "upsert_pr_comment":
+        return { result: null, webhooks: [] };
+    }
+  }
+
+  private createTestBranch(command: Extract<QueueCommand, { type: "create_test_branch" }>): Execution {
+    const existing = this.branches.get(command.branch);
+    if (existing !== undefined) {
+      return { result: { type: "test_branch_created", runId: command.runId, sha: existing }, webhooks: [] };
+    }
+    let sha = command.baseSha;
+    for (const pr of command.prs) {
+      if (this.pullRequest(pr.number).conflicts) {
+        return {
+          result: { type: "test_branch_conflict", runId: command.runId, prNumber: pr.number },
+          webhooks: [],
+        };
+      }
+      sha = this.commit(sha, [...this.contentOf(sha), change(pr.number, pr.headSha)]);
+    }
+    this.branches.set(command.branch, sha);
+    this.testBranchCommits.push(sha);
+    return { result: { type: "test_branch_created", runId: command.runId, sha }, webhooks: [] };
+  }
+
+  private moveTarget(sha: string, prNumbers: readonly number[]): readonly QueueEvent[] {
+    this.target = sha;
+    for (const number of prNumbers) {
+      const pr = this.pullRequest(number);
+      pr.merged = true;
+      pr.mergeSha = sha;
+    }
+    return [
+      { type: "target_branch_moved", sha },
+      ...prNumbers.map((prNumber): QueueEvent => ({
+        type: "cancel_requested",
+        prNumber,
+        reason: "merged_outside_queue",
+      })),
+    ];
+  }
+
+  private fastForward(command: Extract<QueueCommand, { type: "fast_forward_target" }>): Execution {
+    const succeeded: QueueEvent = { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
+    if (this.target === command.sha) return { result: succeeded, webhooks: [] };
+    if (this.target !== command.expectedHeadSha || !this.isAncestor(this.target, command.sha)) {
+      return {
+        result: {
+          type: "merge_failed",
+          mergeId: command.mergeId,
+          prNumber: command.prNumbers[0] as number,
+          failure: { kind: "target_moved", headSha: this.target },
+        },
+        webhooks: [],
+      };
+    }
+    // Not Rocket Science: the target only ever moves to a commit that passed its required statuses.
+    if (!this.passed.has(command.sha))
+      throw new Error(`fast-forward of ${this.targetBranch} to untested ${command.sha}`);
+    return { result: succeeded, webhooks: this.moveTarget(command.sha, command.prNumbers) };
+  }
+
+  private mergePullRequest(command: Extract<QueueCommand, { type: "merge_pull_request" }>): Execution {
+    const pr = this.pullRequest(command.prNumber);
+    const failed = (failure: Extract<QueueEvent, { type: "merge_failed" }>["failure"]): Execution => ({
+      result: { type: "merge_failed", mergeId: command.mergeId, prNumber: pr.number, failure },
+      webhooks: [],
+    });
+    if (pr.merged && pr.mergeSha !== null) {
+      return {
+        result: { type: "merge_succeeded", mergeId: command.mergeId, sha: pr.mergeSha },
+        webhooks: [],
+      };
+    }
+    if (this.target !== command.expectedTargetSha)
+      return failed({ kind: "target_moved", headSha: this.target });
+    if (pr.head !== command.headSha) return failed({ kind: "pr_head_moved" });
+    if (pr.rejected) return failed({ kind: "rejected", message: "Review required" });
+    const content = [...this.contentOf(this.target), change(pr.number, command.headSha)];
+    // Not Rocket Science, one PR at a time: the new target is the start of a commit that passed.
+    const tested = [...this.passed].some((sha) => startsWith(this.contentOf(sha), content));
+    if (!tested)
+      throw new Error(`merge of #${pr.number} makes ${this.targetBranch} hold untested ${content.join(" ")}`);
+    const sha = this.commit(this.target, content);
+    return {
+      result: { type: "merge_succeeded", mergeId: command.mergeId, sha },
+      webhooks: this.moveTarget(sha, [pr.number]),
+    };
+  }
+}

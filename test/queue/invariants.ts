@@ -1,0 +1,150 @@
+import { expect } from "vitest";
+import type { PullRequestEntry, QueueState, TestRun } from "../../src/queue/index.ts";
+
+const STARTED = new Set(["testing", "tests_passed", "pending_failure"]);
+const WAITING = new Set(["not_ready", "pending"]);
+const FAILURE_REASONS = new Set([
+  "merge_conflict",
+  "tests_failed",
+  "timeout",
+  "no_required_statuses",
+  "merge_rejected",
+]);
+const CANCEL_REASONS = new Set([
+  "cancelled_by_user",
+  "pr_closed",
+  "pr_updated",
+  "pr_draft",
+  "base_changed",
+  "merged_outside_queue",
+]);
+
+/** The status of the run a started PR stands on. */
+const RUN_STATUS_OF_STARTED = {
+  testing: "in_progress",
+  tests_passed: "succeeded",
+  pending_failure: "failed",
+} as const;
+
+function entry(state: QueueState, prNumber: number): PullRequestEntry {
+  const pr = state.prs[prNumber];
+  expect(pr, `PR #${prNumber} in the line has an entry`).toBeDefined();
+  return pr as PullRequestEntry;
+}
+
+function run(state: QueueState, runId: string | null): TestRun {
+  const found = runId === null ? undefined : state.runs[runId];
+  expect(found, `run ${runId} exists`).toBeDefined();
+  return found as TestRun;
+}
+
+/** Every PR is queued, or terminal with the reason it left (contract 5.1: no submitted PR is lost). */
+function checkEveryPrAccountedFor(state: QueueState): void {
+  expect(new Set(state.line).size, "the line holds each PR once").toBe(state.line.length);
+  for (const pr of Object.values(state.prs)) {
+    const queued = state.line.includes(pr.number);
+    if (pr.state === "merged") {
+      expect(pr.stateReason).toBe("merged");
+      expect(pr.mergeIndex).not.toBeNull();
+    } else if (pr.state === "failed") expect(FAILURE_REASONS).toContain(pr.stateReason);
+    else if (pr.state === "cancelled") expect(CANCEL_REASONS).toContain(pr.stateReason);
+    expect(queued, `#${pr.number} (${pr.state}) is queued exactly when not terminal`).toBe(
+      STARTED.has(pr.state) || WAITING.has(pr.state),
+    );
+    expect(pr.stateDetail.length).toBeGreaterThan(0);
+    const last = pr.history.at(-1);
+    expect(last).toEqual({
+      state: pr.state,
+      at: pr.stateChangedAt,
+      reason: pr.stateReason,
+      detail: pr.stateDetail,
+    });
+    pr.history.forEach((step, index) => {
+      if (index > 0) expect(step.at).toBeGreaterThanOrEqual(pr.history[index - 1]?.at ?? 0);
+    });
+  }
+}
+
+/**
+ * Contract 5.2: started PRs first, in the order their runs stack; then the waiting ones by priority,
+ * then submission.
+ */
+function checkOrder(state: QueueState): void {
+  const started = state.line.findIndex((prNumber) => !STARTED.has(entry(state, prNumber).state));
+  const waiting = started < 0 ? [] : state.line.slice(started).map((prNumber) => entry(state, prNumber));
+  for (const pr of waiting)
+    expect(WAITING, `#${pr.number} behind a waiting PR is waiting`).toContain(pr.state);
+  const sorted = [...waiting].sort(
+    (a, b) =>
+      a.priorityValue - b.priorityValue || a.submittedAt - b.submittedAt || a.submissionSeq - b.submissionSeq,
+  );
+  expect(waiting.map((pr) => pr.number)).toEqual(sorted.map((pr) => pr.number));
+}
+
+function checkRuns(state: QueueState, maxConcurrency: number): void {
+  const runs = Object.values(state.runs);
+  expect(new Set(runs.map((testRun) => testRun.testBranch)).size, "every run has its own test branch").toBe(
+    runs.length,
+  );
+  for (const testRun of runs) expect(testRun.testBranch).toBe(`mq/main/${testRun.id}`);
+  const inProgress = runs.filter((testRun) => testRun.status === "in_progress");
+  const shas = inProgress.map((testRun) => testRun.testBranchSha).filter((sha) => sha !== null);
+  expect(new Set(shas).size, "no two runs in flight test the same commit").toBe(shas.length);
+  expect(inProgress.length).toBeLessThanOrEqual(maxConcurrency);
+
+  const testing = state.line.map((prNumber) => entry(state, prNumber)).filter((pr) => pr.state === "testing");
+  expect(new Set(testing.map((pr) => pr.testRunId))).toEqual(
+    new Set(inProgress.map((testRun) => testRun.id)),
+  );
+
+  state.line.forEach((prNumber, position) => {
+    const pr = entry(state, prNumber);
+    if (!STARTED.has(pr.state)) return;
+    const own = pr.state === "tests_passed" ? run(state, pr.passingRunId) : run(state, pr.testRunId);
+    expect(own.status, `the run #${prNumber} stands on`).toBe(
+      RUN_STATUS_OF_STARTED[pr.state as keyof typeof RUN_STATUS_OF_STARTED],
+    );
+    const content = [...own.dependsOn, ...own.prs.map((tested) => tested.number)];
+    expect(content).toContain(prNumber);
+    // What a live run was built on is still there: merged, or started ahead of it.
+    const index = own.dependsOn.indexOf(prNumber);
+    for (const ahead of index < 0 ? own.dependsOn : own.dependsOn.slice(0, index)) {
+      const aheadPr = entry(state, ahead);
+      if (aheadPr.state === "merged") continue;
+      expect(STARTED, `#${ahead}, in the base of #${prNumber}'s run, is started`).toContain(aheadPr.state);
+      expect(state.line.indexOf(ahead)).toBeLessThan(position);
+    }
+  });
+}
+
+/**
+ * A run is built on a commit holding exactly its predicted base: the run it builds on tested the same PRs
+ * ahead, apart from those merged since.
+ */
+function checkPredictedBases(state: QueueState): void {
+  for (const testRun of Object.values(state.runs)) {
+    if (testRun.status !== "in_progress" || testRun.baseRunId === null) continue;
+    const base = run(state, testRun.baseRunId);
+    const baseContent = [...base.dependsOn, ...base.prs.map((tested) => tested.number)];
+    const mergedSince = baseContent.slice(0, baseContent.length - testRun.dependsOn.length);
+    expect(baseContent.slice(mergedSince.length), `run ${testRun.id} is built on its predicted base`).toEqual(
+      testRun.dependsOn,
+    );
+    for (const prNumber of mergedSince) expect(entry(state, prNumber).state).toBe("merged");
+  }
+}
+
+function checkMerging(state: QueueState): void {
+  if (state.merging === null) return;
+  const group = state.merging.prNumbers;
+  expect(state.line.slice(0, group.length), "a merge in flight is at the front of the line").toEqual(group);
+  for (const prNumber of group) expect(entry(state, prNumber).state).toBe("tests_passed");
+}
+
+export function checkInvariants(state: QueueState, maxConcurrency: number): void {
+  checkEveryPrAccountedFor(state);
+  checkOrder(state);
+  checkRuns(state, maxConcurrency);
+  checkPredictedBases(state);
+  checkMerging(state);
+}

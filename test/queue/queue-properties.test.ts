@@ -1,0 +1,101 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { QueueEvent, QueueSettings } from "../../src/queue/index.ts";
+import { aCheckRun, aScenario, branchShaOf } from "../support/queue-factories.ts";
+import { action, initialSettings } from "./actions.ts";
+import type { Action } from "./simulation.ts";
+import { Simulation } from "./simulation.ts";
+
+function simulate(settings: Partial<QueueSettings>, actions: readonly Action[]): Simulation {
+  const simulation = new Simulation(settings);
+  for (const next of actions) simulation.apply(next);
+  return simulation;
+}
+
+const scenario = fc.tuple(initialSettings, fc.array(action, { minLength: 20, maxLength: 150 }));
+
+describe("queue invariants over random event sequences", () => {
+  // Checked after every step (see invariants.ts and simulation.ts): every PR queued or terminal with its
+  // reason; queue order; one test branch per run; runs built on their predicted base; the target only
+  // moved to tested commits (fake-github.ts); command keys unique; repeated webhooks and results no-ops.
+  it("holds every invariant after every step, through crashes, duplicated and reordered webhooks", () => {
+    fc.assert(
+      fc.property(scenario, ([settings, actions]) => {
+        simulate(settings, actions);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("comes to rest with every PR merged, failed or cancelled, no test branch left, and GitHub agreeing", () => {
+    fc.assert(
+      fc.property(scenario, ([settings, actions]) => {
+        const simulation = simulate(settings, actions);
+        simulation.drain();
+
+        expect(simulation.state.line).toEqual([]);
+        expect([...simulation.github.branches.keys()]).toEqual([]);
+        expect([...simulation.github.testPullRequests]).toEqual([]);
+        const mergedByQueue = Object.values(simulation.state.prs)
+          .filter((pr) => pr.state === "merged")
+          .map((pr) => pr.number);
+        const mergedOnGitHub = [...simulation.github.prs.values()]
+          .filter((pr) => pr.merged)
+          .map((pr) => pr.number);
+        expect(new Set(mergedByQueue)).toEqual(new Set(mergedOnGitHub));
+        for (const prNumber of mergedByQueue) expect(simulation.github.pullRequest(prNumber).bad).toBe(false);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("decides a run the same whatever the order and duplication of its status webhooks", () => {
+    const check = fc.record({ name: fc.constantFrom("ci", "lint", "docs"), passes: fc.boolean() });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(check, { selector: (c) => c.name, minLength: 1, maxLength: 3 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.infiniteStream(fc.nat()),
+        (checks, duplicates, shuffle) => {
+          const sha = branchShaOf("q-1");
+          const webhooks: QueueEvent[] = checks.flatMap(({ name, passes }, index) => [
+            {
+              type: "status_reported",
+              sha,
+              report: aCheckRun({ name, id: index + 1, status: "queued", conclusion: null }),
+            },
+            {
+              type: "status_reported",
+              sha,
+              report: aCheckRun({ name, id: index + 1, status: "in_progress", conclusion: null }),
+            },
+            {
+              type: "status_reported",
+              sha,
+              report: aCheckRun({ name, id: index + 1, conclusion: passes ? "success" : "failure" }),
+            },
+          ]);
+          const delivered = [
+            ...webhooks,
+            ...duplicates.map((pick) => webhooks[pick % webhooks.length] as QueueEvent),
+          ];
+          const random = shuffle[Symbol.iterator]();
+          for (let index = delivered.length - 1; index > 0; index--) {
+            const other = (random.next().value as number) % (index + 1);
+            [delivered[index], delivered[other]] = [
+              delivered[other] as QueueEvent,
+              delivered[index] as QueueEvent,
+            ];
+          }
+          const queue = aScenario({ requiredStatuses: checks.map((c) => c.name) })
+            .submit(1)
+            .createBranches();
+
+          for (const event of delivered) queue.on(event);
+
+          expect(queue.runOf(1).status).toBe(checks.every((c) => c.passes) ? "succeeded" : "failed");
+        },
+      ),
+    );
+  });
+});

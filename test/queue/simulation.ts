@@ -1,0 +1,289 @@
+import { expect } from "vitest";
+import type {
+  QueueCommand,
+  QueueEvent,
+  QueueSettings,
+  QueueState,
+  QueueStatus,
+} from "../../src/queue/index.ts";
+import {
+  acceptsNewSubmissions,
+  DEFAULT_QUEUE_SETTINGS,
+  initialQueueState,
+  step,
+} from "../../src/queue/index.ts";
+import { FakeGitHub } from "./fake-github.ts";
+import { checkInvariants } from "./invariants.ts";
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+export const TESTING_TIMEOUT_MINUTES = 30;
+
+/** What happens to the outbox's next command: it runs once, runs twice, or runs and its result is lost. */
+export type Crash = "none" | "replay" | "lost";
+
+export type Action =
+  | {
+      readonly kind: "submit";
+      readonly pr: number;
+      readonly priority: number | null;
+      readonly bad: boolean;
+      readonly conflicts: boolean;
+      readonly rejected: boolean;
+      readonly mergeable: boolean;
+    }
+  | { readonly kind: "execute"; readonly crash: Crash }
+  /** Runs the whole outbox, then receives every pending webhook, starting at `pick`. */
+  | { readonly kind: "settle"; readonly pick: number }
+  | { readonly kind: "ci"; readonly pick: number; readonly outcome: "pass" | "fail" | "flake" | "pending" }
+  | { readonly kind: "deliver"; readonly pick: number; readonly twice: boolean }
+  | { readonly kind: "redeliver"; readonly pick: number }
+  | { readonly kind: "cancel"; readonly pr: number }
+  | { readonly kind: "push_pr"; readonly pr: number }
+  | { readonly kind: "push_outside" }
+  | { readonly kind: "tick"; readonly minutes: number }
+  | { readonly kind: "restart"; readonly pr: number }
+  | { readonly kind: "mergeability"; readonly pr: number; readonly mergeable: boolean }
+  | {
+      readonly kind: "update_queue";
+      readonly settings: Partial<QueueSettings>;
+      readonly status?: QueueStatus;
+    };
+
+/** Results and webhooks that are safe to receive again at any later time: a repeat must change nothing. */
+const REPEATABLE = new Set<QueueEvent["type"]>([
+  "status_reported",
+  "test_branch_created",
+  "test_branch_conflict",
+  "required_statuses_resolved",
+  "merge_succeeded",
+  "merge_failed",
+  "target_branch_moved",
+]);
+
+const NOTIFICATIONS = new Set<QueueCommand["type"]>(["set_commit_status", "upsert_pr_comment"]);
+
+const MERGE_COMMANDS = new Set<QueueCommand["type"]>(["fast_forward_target", "merge_pull_request"]);
+
+/**
+ * The whole loop of the service around the pure core: a fake GitHub, an outbox executed in order (with
+ * crashes), webhooks delivered late, out of order and twice, and CI reporting flaky results. Invariants
+ * are checked after every step.
+ */
+export class Simulation {
+  readonly github = new FakeGitHub();
+  state: QueueState;
+  now = Date.parse("2026-11-21T10:00:00.000Z");
+  readonly outbox: QueueCommand[] = [];
+  /** Webhooks GitHub has sent and the service has not received yet. */
+  readonly webhooks: QueueEvent[] = [];
+  /** Events received so far that may be received again. */
+  readonly received: QueueEvent[] = [];
+  readonly keys = new Set<string>();
+  readonly submitted = new Set<number>();
+  private maxConcurrency: number;
+  private submissions = 0;
+
+  constructor(settings: Partial<QueueSettings>) {
+    const initial = {
+      ...DEFAULT_QUEUE_SETTINGS,
+      testingTimeoutMinutes: TESTING_TIMEOUT_MINUTES,
+      ...settings,
+    };
+    this.maxConcurrency = initial.concurrency;
+    this.state = initialQueueState({
+      queueId: "q",
+      targetBranch: "main",
+      targetHeadSha: this.github.target,
+      testBranchPrefix: "mq/",
+      settings: initial,
+    });
+  }
+
+  receive(event: QueueEvent): void {
+    if (event.type === "status_reported") this.github.observeDelivery(event);
+    const before = this.state;
+    // A report on a commit the queue does not know yet is dropped; polling brings it back later.
+    const known = event.type !== "status_reported" || this.knowsCommit(event.sha);
+    const { state, commands } = step(before, event, this.now);
+    for (const command of commands) {
+      expect(this.keys.has(command.key), `command key ${command.key} is used once`).toBe(false);
+      this.keys.add(command.key);
+      // Contract 5.8: nothing starts merging while paused; a group already merging finishes.
+      if (MERGE_COMMANDS.has(command.type) && before.merging === null)
+        expect(state.status).not.toBe("paused");
+    }
+    if (state.nextRunSeq > before.nextRunSeq) {
+      expect(state.status).not.toBe("paused");
+      expect(state.pendingMode).toBeNull();
+    }
+    this.state = state;
+    this.outbox.push(...commands);
+    checkInvariants(state, this.maxConcurrency);
+    if (REPEATABLE.has(event.type) && known) this.received.push(event);
+  }
+
+  private knowsCommit(sha: string): boolean {
+    return Object.values(this.state.runs).some(
+      (run) => run.status === "in_progress" && run.testBranchSha === sha,
+    );
+  }
+
+  /** Receiving an event again changes nothing at all. */
+  receiveAgain(event: QueueEvent): void {
+    if (event.type === "status_reported") this.github.observeDelivery(event);
+    const { state, commands } = step(this.state, event, this.now);
+    expect(commands, `repeated ${event.type} emits nothing`).toEqual([]);
+    expect(state, `repeated ${event.type} changes nothing`).toBe(this.state);
+  }
+
+  /** Executes the next command with an effect on the repository (notifications before it just run). */
+  execute(crash: Crash): void {
+    while (this.outbox[0] !== undefined && NOTIFICATIONS.has(this.outbox[0].type)) this.outbox.shift();
+    const command = this.outbox.shift();
+    if (command === undefined) return;
+    const execution = this.github.execute(command);
+    this.webhooks.push(...execution.webhooks);
+    if (crash === "lost") {
+      // The effect happened but the service died before recording it: the command runs again later.
+      this.outbox.unshift(command);
+      return;
+    }
+    if (execution.result !== null) this.receive(execution.result);
+    if (crash === "replay") {
+      const again = this.github.execute(command);
+      this.webhooks.push(...again.webhooks);
+      if (again.result !== null) this.receiveAgain(again.result);
+    }
+  }
+
+  submit(action: Extract<Action, { kind: "submit" }>): void {
+    const pr = this.github.pullRequest(action.pr);
+    if (pr.merged) return;
+    const queued = this.state.line.includes(action.pr);
+    if (!queued)
+      Object.assign(pr, { bad: action.bad, conflicts: action.conflicts, rejected: action.rejected });
+    pr.mergeable = action.mergeable;
+    // The API refuses new submissions to a draining queue (contract 5.8).
+    if (!queued && !acceptsNewSubmissions(this.state)) return;
+    this.submitted.add(action.pr);
+    this.submissions++;
+    this.receive({
+      type: "pr_submitted",
+      submissionId: `s${this.submissions}`,
+      pr: {
+        number: pr.number,
+        title: `Change ${pr.number}`,
+        headSha: pr.head,
+        baseBranch: "main",
+        author: "octocat",
+        mergeability: pr.mergeable ? "mergeable" : "not_mergeable",
+      },
+      priority: action.priority,
+      noBatch: false,
+    });
+    // The API reads the PR from GitHub on every submission; for a queued PR that is news of its mergeability.
+    if (queued) {
+      this.receive({
+        type: "mergeability_observed",
+        prNumber: pr.number,
+        headSha: pr.head,
+        mergeability: pr.mergeable ? "mergeable" : "not_mergeable",
+      });
+    }
+  }
+
+  apply(action: Action): void {
+    this.now += SECOND;
+    switch (action.kind) {
+      case "submit":
+        return this.submit(action);
+      case "execute":
+        return this.execute(action.crash);
+      case "settle":
+        while (this.outbox.length > 0) this.execute("none");
+        this.webhooks.push(...this.webhooks.splice(0, action.pick % Math.max(this.webhooks.length, 1)));
+        while (this.webhooks.length > 0) this.receive(this.webhooks.shift() as QueueEvent);
+        return;
+      case "ci": {
+        // Test branches that still exist (runs in flight), now and then an older commit (late CI).
+        const live = [...this.github.branches.values()];
+        const commits = live.length > 0 && action.pick % 5 !== 0 ? live : this.github.testBranchCommits;
+        const sha = commits[action.pick % Math.max(commits.length, 1)];
+        if (sha !== undefined) this.webhooks.push(...this.github.ciReports(sha, action.outcome));
+        return;
+      }
+      case "deliver": {
+        const [event] = this.webhooks.splice(action.pick % Math.max(this.webhooks.length, 1), 1);
+        if (event === undefined) return;
+        this.receive(event);
+        if (action.twice && REPEATABLE.has(event.type)) this.receiveAgain(event);
+        return;
+      }
+      case "redeliver": {
+        const event = this.received[action.pick % Math.max(this.received.length, 1)];
+        if (event !== undefined) this.receiveAgain(event);
+        return;
+      }
+      case "cancel":
+        return this.receive({ type: "cancel_requested", prNumber: action.pr, reason: "cancelled_by_user" });
+      case "push_pr":
+        this.webhooks.push(this.github.pushToPullRequest(action.pr));
+        return;
+      case "push_outside":
+        this.webhooks.push(this.github.pushOutside());
+        return;
+      case "tick":
+        this.now += action.minutes * MINUTE;
+        return this.receive({ type: "tick" });
+      case "restart":
+        return this.receive({ type: "restart_requested", prNumber: action.pr });
+      case "mergeability": {
+        const pr = this.github.pullRequest(action.pr);
+        pr.mergeable = action.mergeable;
+        return this.receive({
+          type: "mergeability_observed",
+          prNumber: action.pr,
+          headSha: pr.head,
+          mergeability: action.mergeable ? "mergeable" : "not_mergeable",
+        });
+      }
+      case "update_queue":
+        this.maxConcurrency = Math.max(this.maxConcurrency, action.settings.concurrency ?? 0);
+        return this.receive({ type: "queue_updated", settings: action.settings, status: action.status });
+    }
+  }
+
+  /**
+   * Lets the world settle: the queue runs, every PR becomes mergeable, commands run, webhooks arrive, CI
+   * answers (polling) for every run in flight, and time passes when nothing else moves.
+   */
+  drain(): void {
+    this.receive({ type: "queue_updated", settings: { mode: "single" }, status: "running" });
+    for (const prNumber of this.state.line) {
+      const pr = this.github.pullRequest(prNumber);
+      pr.mergeable = true;
+      this.receive({ type: "mergeability_observed", prNumber, headSha: pr.head, mergeability: "mergeable" });
+    }
+    for (let round = 0; round < 2_000; round++) {
+      if (this.outbox.length > 0) this.execute("none");
+      else if (this.webhooks.length > 0) this.receive(this.webhooks.shift() as QueueEvent);
+      else if (!this.pollCi()) {
+        if (this.state.line.length === 0) return;
+        this.now += (TESTING_TIMEOUT_MINUTES + 1) * MINUTE;
+        this.receive({ type: "tick" });
+      }
+    }
+    throw new Error("the queue did not come to rest");
+  }
+
+  /** CI reports the final result on the commit of every run in flight that has one. */
+  private pollCi(): boolean {
+    const waiting = Object.values(this.state.runs).filter(
+      (run) => run.status === "in_progress" && run.testBranchSha !== null,
+    );
+    for (const run of waiting)
+      this.webhooks.push(...this.github.ciReports(run.testBranchSha as string, "pass"));
+    return waiting.length > 0;
+  }
+}
