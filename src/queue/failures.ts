@@ -74,7 +74,7 @@ export function resolvePendingFailures(draft: QueueDraft): void {
     if (pr.state !== "pending_failure" || pr.testRunId === null) continue;
     const failedRun = requireRun(draft, pr.testRunId);
     if (pendingFailureVerdict(draft.state, prNumber, failedRun).decision === "fail") {
-      const reason = failedRun.endReason === "timeout" ? "timeout" : "tests_failed";
+      const reason: TestFailureReason = pr.stateReason === "timeout" ? "timeout" : "tests_failed";
       releaseStarted(draft, prNumber, { to: "failed", reason, detail: failedRun.endDetail });
     }
   }

@@ -27,6 +27,7 @@ export type {
   StateReason,
   TestRun,
   TestRunStatus,
+  Transition,
 } from "./state.ts";
 export { initialQueueState, isTerminal } from "./state.ts";
 export type { CheckRunReport, CommitStatusReport, StatusReport } from "./status-reports.ts";

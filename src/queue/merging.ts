@@ -15,7 +15,7 @@ import { requirePr, transition } from "./transitions.ts";
  * the target holds exactly the run's predicted base minus those (same basis, and since the run started the
  * queue merged precisely the first PRs of its base, in order); null when it does not.
  */
-export function unmergedTestedPrs(state: QueueState, run: TestRun): readonly number[] | null {
+function unmergedTestedPrs(state: QueueState, run: TestRun): readonly number[] | null {
   if (run.basisSha !== state.target.basisSha) return null;
   const merged = state.target.mergeCount - run.mergeCountAtStart;
   const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
@@ -63,7 +63,7 @@ function mergeNext(draft: QueueDraft, run: TestRun, group: readonly number[]): v
   const method = state.settings.mergeMethod;
   const first = group[0] as number;
   const inFlight = method === "merge_commit" ? group : [first];
-  const merge: MergeInFlight = { id: mergeIdOf(run.id, inFlight), runId: run.id, prNumbers: group };
+  const merge: MergeInFlight = { id: mergeIdOf(run.id, inFlight), runId: run.id, prNumbers: group, inFlight };
   draft.update({ merging: merge });
   if (method === "merge_commit") draft.emit(fastForwardTarget(state, merge, run.testBranchSha as string));
   else draft.emit(mergePullRequest(state, merge, requirePr(draft, first), method));
@@ -115,8 +115,7 @@ export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string
   const merge = draft.state.merging;
   if (merge?.id !== mergeId) return;
   const target = draft.state.target;
-  const merged =
-    draft.state.settings.mergeMethod === "merge_commit" ? merge.prNumbers : merge.prNumbers.slice(0, 1);
+  const merged = merge.inFlight;
   merged.forEach((prNumber, index) => {
     transition(
       draft,
@@ -148,9 +147,9 @@ export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string
     applyWaitingCancellations(draft, rest);
   } else if (run !== undefined && rest.length > 0) mergeNext(draft, run, rest);
   // The tested commits of the merged PRs' runs are behind the target now.
-  const passingRuns = new Set(merged.map((prNumber) => draft.pr(prNumber)?.passingRunId ?? merge.runId));
+  const passingRuns = new Set([merge.runId, ...merged.map((prNumber) => draft.pr(prNumber)?.passingRunId)]);
   for (const runId of passingRuns) {
-    if (draft.run(runId)?.prs.every((pr) => draft.state.prs[pr.number]?.state === "merged"))
+    if (runId != null && draft.run(runId)?.prs.every((pr) => draft.state.prs[pr.number]?.state === "merged"))
       retireRun(draft, runId);
   }
 }

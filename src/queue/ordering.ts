@@ -15,7 +15,7 @@ function entryOf(prs: QueueState["prs"], prNumber: number): PullRequestEntry {
 }
 
 /** How many PRs at the front of the line are started (they come first: see `QueueState.line`). */
-export function startedCount(state: Pick<QueueState, "line" | "prs">): number {
+function startedCount(state: Pick<QueueState, "line" | "prs">): number {
   let count = 0;
   while (count < state.line.length && isStarted(entryOf(state.prs, state.line[count] as number).state))
     count++;

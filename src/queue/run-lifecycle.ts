@@ -10,7 +10,7 @@ export function requireRun(draft: QueueDraft, runId: string): TestRun {
 }
 
 /** The run a started PR stands on: the one testing it, that failed it, or that vouches for it. */
-export function relevantRunId(pr: PullRequestEntry): string | null {
+function relevantRunId(pr: PullRequestEntry): string | null {
   if (pr.state === "tests_passed") return pr.passingRunId;
   return pr.state === "testing" || pr.state === "pending_failure" ? pr.testRunId : null;
 }

@@ -154,10 +154,16 @@ export interface TargetBranchState {
   readonly headsSeenWhileMerging: readonly string[];
 }
 
+/** PRs merging together (contract 5.4, 5.5): nothing else merges, and none of them is pulled back, meanwhile. */
 export interface MergeInFlight {
+  /** The merge command in flight (`mergeId` of its result). */
   readonly id: string;
+  /** The passed run whose tested commit they make up. */
   readonly runId: string;
+  /** The PRs of the group not merged yet, in order. */
   readonly prNumbers: readonly number[];
+  /** Those the command in flight merges: the whole group for merge_commit, else its first PR. */
+  readonly inFlight: readonly number[];
 }
 
 export interface QueueState {

@@ -25,7 +25,7 @@ export interface CommitStatusReport {
 
 export type StatusReport = CheckRunReport | CommitStatusReport;
 
-export type ReportOutcome = "pending" | "success" | "failure";
+type ReportOutcome = "pending" | "success" | "failure";
 
 const PASSING_CONCLUSIONS: ReadonlySet<string> = new Set(["success", "neutral", "skipped"]);
 const FAILING_CONCLUSIONS: ReadonlySet<string> = new Set([
@@ -38,7 +38,7 @@ const FAILING_CONCLUSIONS: ReadonlySet<string> = new Set([
 const FAILING_STATES: ReadonlySet<string> = new Set(["failure", "error"]);
 
 /** Contract 5.3; anything GitHub may add later (e.g. `stale`) counts as not finished. */
-export function outcomeOf(report: StatusReport): ReportOutcome {
+function outcomeOf(report: StatusReport): ReportOutcome {
   if (report.kind === "status") {
     if (report.state === "success") return "success";
     return FAILING_STATES.has(report.state) ? "failure" : "pending";

@@ -8,7 +8,7 @@ import type { TargetBranchState } from "./state.ts";
  * and out of order, and must not read as pushes from outside; a few minutes of merges is plenty. A head
  * forgotten too early only costs a needless rebuild, never an untested merge.
  */
-export const REMEMBERED_HEADS = 50;
+const REMEMBERED_HEADS = 50;
 
 export function rememberHead(target: TargetBranchState, sha: string): readonly string[] {
   return [...target.recentHeads.filter((known) => known !== sha), sha].slice(-REMEMBERED_HEADS);

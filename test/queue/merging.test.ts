@@ -34,6 +34,31 @@ describe("merging (contract 5.4)", () => {
     expect(queue.commandsOf("merge_pull_request").map((merge) => merge.prNumber)).toEqual([2]);
   });
 
+  it("completes a merge in flight as it started when the merge method changes meanwhile", () => {
+    const queue = aScenario({ mergeMethod: "merge_commit", concurrency: 2 }).submit(1, 2).pass(2).pass(1);
+    queue.on({ type: "queue_updated", settings: { mergeMethod: "squash" } });
+
+    queue.mergeSucceeds();
+
+    expect([queue.stateOf(1), queue.stateOf(2)]).toEqual(["merged", "merged"]);
+    expect(queue.state.merging).toBeNull();
+  });
+
+  it("takes a head seen during a merge that then failed as a push from outside", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1, 2).pass(1);
+    queue.on({ type: "target_branch_moved", sha: "outside-1" });
+
+    queue.on({
+      type: "merge_failed",
+      mergeId: "q-1:1",
+      prNumber: 1,
+      failure: { kind: "rejected", message: "no" },
+    });
+
+    expect(queue.state.target).toMatchObject({ headSha: "outside-1", basisSha: "outside-1" });
+    expect(queue.runOf(2).baseSha).toBe("outside-1");
+  });
+
   it("squash-merges each PR through the merge API with the tested head, checking the target head", () => {
     const queue = aScenario({ mergeMethod: "squash" }).submit(1);
 

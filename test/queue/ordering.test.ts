@@ -56,6 +56,16 @@ describe("queue order (contract 5.2)", () => {
     expect(queue.runOf(3).dependsOn).toEqual([1]);
   });
 
+  it("moves a testing PR resubmitted as urgent ahead of the testing PRs it outranks", () => {
+    const queue = aScenario({ concurrency: 3 }).submit(1, 2, 3);
+
+    queue.on(aPr(3, { priority: 0 }));
+
+    expect(queue.line).toEqual([3, 1, 2]);
+    expect(queue.runOf(3).dependsOn).toEqual([]);
+    expect(queue.runOf(2).dependsOn).toEqual([3, 1]);
+  });
+
   it("keeps submission order between urgent PRs", () => {
     const queue = aScenario({ concurrency: 2 });
     queue.on(aPr(1, { priority: 0 }));
