@@ -4,6 +4,7 @@ import { isReady, readinessDetail, readinessOf } from "./readiness.ts";
 import type { PullRequestEntry, PullRequestState, StateReason } from "./state.ts";
 import { isStarted, isTerminal, isWaiting } from "./state.ts";
 
+/** Facts of a PR that change without being a state of their own. */
 export type EntryPatch = Partial<
   Pick<
     PullRequestEntry,
@@ -13,9 +14,11 @@ export type EntryPatch = Partial<
     | "mergeIndex"
     | "cancelRequest"
     | "priorityValue"
+    | "usedDefaultPriority"
     | "noBatch"
-  > &
-    Pick<PullRequestEntry, "usedDefaultPriority" | "mergeability" | "impactedTargets">
+    | "mergeability"
+    | "impactedTargets"
+  >
 >;
 
 function placeClass(state: PullRequestState): "started" | "waiting" | "terminal" {
@@ -30,8 +33,8 @@ export function requirePr(draft: QueueDraft, prNumber: number): PullRequestEntry
 }
 
 /**
- * Moves a PR to a new state, recording when and why (contract 5.1), and keeps the line in order: the only
- * place where PRs enter, move within or leave the line.
+ * Moves a PR to a new state, recording when and why (contract 5.1), and keeps the line in order. This
+ * module is the only one that changes the line: PRs enter, move and leave it through here.
  */
 export function transition(
   draft: QueueDraft,

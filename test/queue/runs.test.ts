@@ -85,6 +85,31 @@ describe("test runs (contract 5.3)", () => {
     });
   });
 
+  it("counts the reports that arrived before the required statuses were resolved", () => {
+    const queue = aScenario({ requiredStatuses: null }).submit(1);
+    queue.report(1, aCheckRun());
+
+    queue.on({
+      type: "required_statuses_resolved",
+      runId: "q-1",
+      statuses: ["ci"],
+      source: "service_config",
+    });
+
+    expect(queue.runOf(1).status).toBe("succeeded");
+  });
+
+  it("drops a report on a commit before its run knows it, and counts it when polled again", () => {
+    const queue = aScenario().submit(1);
+    queue.on({ type: "status_reported", sha: branchShaOf("q-1"), report: aCheckRun() });
+
+    queue.createBranches();
+    expect(queue.runOf(1).status).toBe("in_progress");
+    queue.on({ type: "status_reported", sha: branchShaOf("q-1"), report: aCheckRun() });
+
+    expect(queue.runOf(1).status).toBe("succeeded");
+  });
+
   it("fails the PR at once with no_required_statuses when none are configured anywhere", () => {
     const queue = aScenario({ requiredStatuses: null }).submit(1);
 
