@@ -92,8 +92,6 @@ export type QueueCommand =
       readonly body: string;
     };
 
-export type QueueCommandType = QueueCommand["type"];
-
 /** Contract 5.3: `<prefix><targetBranch>/<testRunId>`. */
 export function testBranchName(state: QueueState, runId: string): string {
   return `${state.testBranchPrefix}${state.targetBranch}/${runId}`;

@@ -78,5 +78,3 @@ export type QueueEvent =
     }
   /** Time passed (the time itself is `step`'s `now`): testing timeouts (contract 5.3). */
   | { readonly type: "tick" };
-
-export type QueueEventType = QueueEvent["type"];

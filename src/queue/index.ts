@@ -1,16 +1,7 @@
-export type { QueueCommand, QueueCommandType } from "./commands.ts";
-export { queueStatusContext, testBranchName } from "./commands.ts";
-export type { MergeFailure, PullRequestFacts, QueueEvent, QueueEventType } from "./events.ts";
+export type { QueueCommand } from "./commands.ts";
+export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";
 export { commentMarker } from "./pr-comment.ts";
-export type { PriorityName } from "./priority.ts";
-export {
-  DEFAULT_PRIORITY_NAME,
-  DEFAULT_PRIORITY_VALUE,
-  MAX_PRIORITY_VALUE,
-  PRIORITY_VALUES,
-  parsePriority,
-  priorityNameOf,
-} from "./priority.ts";
+export { parsePriority } from "./priority.ts";
 export type { Readiness } from "./readiness.ts";
 export type { DirectMergeMode, MergeMethod, OptimizationMode, QueueMode, QueueSettings } from "./settings.ts";
 export { DEFAULT_QUEUE_SETTINGS } from "./settings.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parsePriority, priorityNameOf } from "../../src/queue/index.ts";
+import { parsePriority, priorityNameOf } from "../../src/queue/priority.ts";
 import { aPr, aScenario } from "../support/queue-factories.ts";
 
 describe("queue order (contract 5.2)", () => {
