@@ -1,7 +1,6 @@
 // The process as `npm start` runs it: configuration, database creation and migration, Probot's server.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -9,18 +8,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createToken } from "../src/store/tokens.ts";
 import { openMigratedDatabase } from "../src/store/database.ts";
 import { testPrivateKey } from "./support/github-app.ts";
+import { freePort } from "./support/ports.ts";
 
 const root = join(import.meta.dirname, "..");
 // As `npm start` does (tsx), but resolved from the project: the process runs in a directory of its own.
 const tsxLoader = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Starts src/main.ts in `cwd` and resolves once it logged where it listens. */
 function start(
@@ -73,7 +65,7 @@ describe("npm start", () => {
     expect(await page.text()).toContain("Register GitHub App");
   });
 
-  it("with app credentials serves the /v1 API on the migrated database", async () => {
+  it("with app credentials serves the /v1 API, health probes and process metrics on the migrated database", async () => {
     const cwd = workdir();
     const port = await freePort();
     const databaseUrl = `file:${join(cwd, "service.db")}`;
@@ -92,8 +84,14 @@ describe("npm start", () => {
       APP_ID: "1",
       PRIVATE_KEY: testPrivateKey(),
       WEBHOOK_SECRET: "secret",
+      OPERATOR_METRICS: "true",
     });
     children.push(child);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toContain(
+      "process_resident_memory_bytes",
+    );
     const response = await fetch(`http://127.0.0.1:${port}/v1/getQueue`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-token": token },

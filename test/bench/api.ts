@@ -3,7 +3,6 @@
 // repository's installation is already known).
 import { execSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -14,17 +13,10 @@ import { insertQueueState } from "../../src/store/queue-states.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { createToken } from "../../src/store/tokens.ts";
 import { testPrivateKey } from "../support/github-app.ts";
+import { freePort } from "../support/ports.ts";
 
 const root = join(import.meta.dirname, "../..");
 const startRuns = 5;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   for (;;) {

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_QUEUE_SETTINGS, initialQueueState, step } from "../../src/queue/index.ts";
+import type { Transaction } from "kysely";
+import { DEFAULT_QUEUE_SETTINGS, initialQueueState, type QueueState, step } from "../../src/queue/index.ts";
+import type { Database } from "../../src/store/schema.ts";
 import { deleteQueueRow, findQueue, insertQueue } from "../../src/store/queues.ts";
 import {
   claimNextCommand,
@@ -48,6 +50,21 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
     return { repository, state };
   };
 
+  /** Saves the step of PR 12's submission as the runner does; `also` runs in the same transaction. */
+  const saveSubmission = async (
+    state: QueueState,
+    now = T0,
+    also?: (trx: Transaction<Database>) => Promise<void>,
+  ) => {
+    const result = step(state, aPr(12), now);
+    await store.db.transaction().execute(async (trx) => {
+      const stored = (await loadQueueState(trx, state.queueId))!;
+      await saveQueueStep(trx, { stored, next: result.state, commands: result.commands, now, prUrl: String });
+      await also?.(trx);
+    });
+    return result;
+  };
+
   it("finds a repository whatever the case, keeping GitHub's spelling", async () => {
     await aRepository();
     expect(
@@ -92,17 +109,7 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
 
   it("saves a step's state, commands and projections together", async () => {
     const { state } = await aQueue();
-    const result = step(state, aPr(12), T0 + 1000);
-    await store.db.transaction().execute(async (trx) => {
-      const stored = (await loadQueueState(trx, state.queueId))!;
-      await saveQueueStep(trx, {
-        stored,
-        next: result.state,
-        commands: result.commands,
-        now: T0 + 1000,
-        prUrl: (n) => `https://github.com/acme/widgets/pull/${n}`,
-      });
-    });
+    const result = await saveSubmission(state, T0 + 1000);
 
     const loaded = await loadQueueState(store.db, state.queueId);
     expect(loaded).toMatchObject({ version: 2, nextCommandSeq: 1 + result.commands.length });
@@ -131,18 +138,8 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
 
   it("hands out a queue's commands one at a time, in order, to one worker at a time", async () => {
     const { state } = await aQueue();
-    const result = step(state, aPr(12), T0);
+    const result = await saveSubmission(state);
     expect(result.commands.length).toBeGreaterThan(1);
-    await store.db.transaction().execute(async (trx) => {
-      const stored = (await loadQueueState(trx, state.queueId))!;
-      await saveQueueStep(trx, {
-        stored,
-        next: result.state,
-        commands: result.commands,
-        now: T0,
-        prUrl: String,
-      });
-    });
     expect(await queuesWithDueCommands(store.db, T0)).toEqual([state.queueId]);
     const first = await claimNextCommand(store.db, state.queueId, T0, 60_000);
     expect(first?.command).toEqual(result.commands[0]);
@@ -159,16 +156,7 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
 
   it("purges completed commands and old deliveries, keeping pending commands", async () => {
     const { state } = await aQueue();
-    const result = step(state, aPr(12), T0);
-    await store.db.transaction().execute(async (trx) => {
-      const stored = (await loadQueueState(trx, state.queueId))!;
-      await saveQueueStep(trx, {
-        stored,
-        next: result.state,
-        commands: result.commands,
-        now: T0,
-        prUrl: String,
-      });
+    const result = await saveSubmission(state, T0, async (trx) => {
       await recordDelivery(trx, "old:q", "status", T0);
     });
     const first = (await claimNextCommand(store.db, state.queueId, T0, 60_000))!;
@@ -188,16 +176,7 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
 
   it("deleting a queue deletes its state, commands and projections", async () => {
     const { state } = await aQueue();
-    const result = step(state, aPr(12), T0);
-    await store.db.transaction().execute(async (trx) => {
-      const stored = (await loadQueueState(trx, state.queueId))!;
-      await saveQueueStep(trx, {
-        stored,
-        next: result.state,
-        commands: result.commands,
-        now: T0,
-        prUrl: String,
-      });
+    await saveSubmission(state, T0, async (trx) => {
       await deleteQueueRow(trx, state.queueId);
     });
     for (const table of [
