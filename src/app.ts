@@ -1,5 +1,6 @@
 // The Probot app: wires webhooks to the domain, runs the merge queue engine, mounts the /v1 API.
 import type { ApplicationFunction } from "probot";
+import { operatorEndpoints } from "./api/operator-endpoints.ts";
 import { apiHandler, buildApi } from "./api/server.ts";
 import type { Config } from "./config.ts";
 import { GitHubCommandExecutor } from "./github/command-executor.ts";
@@ -8,6 +9,7 @@ import { githubInstallations, registerInstallationWebhooks } from "./github/inst
 import { githubRepositoryFacts } from "./github/repository-facts.ts";
 import { registerQueueWebhooks } from "./github/webhooks/index.ts";
 import { scheduleTestHealthMaintenance } from "./health/maintenance.ts";
+import { processMetricsRegistry } from "./metrics/process-metrics.ts";
 import { MergeQueueEngine } from "./runner/engine.ts";
 import type { Store } from "./store/database.ts";
 import { pullRequestUrl } from "./urls.ts";
@@ -60,6 +62,8 @@ export function switchyardApp({
       packageJson.version,
     );
     addHandler?.(apiHandler(api));
+    const processMetrics = config.operatorMetrics ? processMetricsRegistry() : null;
+    addHandler?.(operatorEndpoints({ store, log: app.log, processMetrics }));
     if (startScheduler) engine.start();
     if (startScheduler) {
       const retentionDays = config.testResultsRetentionDays;

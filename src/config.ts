@@ -24,6 +24,8 @@ export interface Config {
   /** How often runs in flight and unsettled mergeability are read from GitHub (missed webhooks). */
   pollIntervalSeconds: number;
   logLevel: LogLevel;
+  /** Serve process metrics (prom-client's default collectors) at /metrics, without a token. */
+  operatorMetrics: boolean;
 }
 
 const logLevels = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
@@ -82,7 +84,16 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`TEST_BRANCH_PREFIX must be usable in a git branch name, got "${testBranchPrefix}"`);
   }
 
+  const flag = (name: string): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined || raw === "false" || raw === "0") return false;
+    if (raw === "true" || raw === "1") return true;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return false;
+  };
+
   const port = integer("PORT", 3000, 1, 65535);
+  const operatorMetrics = flag("OPERATOR_METRICS");
   const githubApp = readGitHubApp(read, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -99,6 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
     testResultsRetentionDays: integer("TEST_RESULTS_RETENTION_DAYS", 90, 1, 3650),
     pollIntervalSeconds: integer("POLL_INTERVAL_SECONDS", 60, 5, 3600),
     logLevel,
+    operatorMetrics,
   };
 }
 

@@ -16,7 +16,17 @@ describe("configuration from the environment", () => {
       testResultsRetentionDays: 90,
       pollIntervalSeconds: 60,
       logLevel: "info",
+      operatorMetrics: false,
     });
+  });
+
+  it("turns the operator's process metrics on with OPERATOR_METRICS=true, and refuses other words", () => {
+    expect(loadConfig({ OPERATOR_METRICS: "true" }).operatorMetrics).toBe(true);
+    expect(loadConfig({ OPERATOR_METRICS: "1" }).operatorMetrics).toBe(true);
+    expect(loadConfig({ OPERATOR_METRICS: "FALSE" }).operatorMetrics).toBe(false);
+    expect(() => loadConfig({ OPERATOR_METRICS: "yes please" })).toThrow(
+      /OPERATOR_METRICS must be true or false/,
+    );
   });
 
   it("takes GitHub Enterprise Server's host from GHE_HOST, and its protocol from GHE_PROTOCOL", () => {

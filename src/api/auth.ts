@@ -12,6 +12,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Routes that answer without a token (the OpenAPI document). */
     public?: boolean;
+    /** Routes that also take the token as `Authorization: Bearer <token>` (the metrics scrape). */
+    acceptsBearerToken?: boolean;
   }
 }
 
@@ -20,7 +22,11 @@ export function registerAuthentication(api: FastifyInstance, deps: ApiDependenci
   api.addHook("onRequest", async (request) => {
     if (request.routeOptions.config.public === true || request.routeOptions.url === undefined) return;
     const header = request.headers["x-api-token"];
-    const presented = Array.isArray(header) ? header[0] : header;
+    const presented =
+      (Array.isArray(header) ? header[0] : header) ??
+      (request.routeOptions.config.acceptsBearerToken === true
+        ? bearerToken(request.headers.authorization)
+        : undefined);
     if (presented === undefined || presented === "") {
       throw new Problem(
         401,
@@ -33,6 +39,11 @@ export function registerAuthentication(api: FastifyInstance, deps: ApiDependenci
       throw new Problem(401, "unauthenticated", "the x-api-token is unknown or revoked");
     request.principal = principal;
   });
+}
+
+function bearerToken(authorization: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
+  return match?.[1];
 }
 
 /** The authenticated principal of a route that requires a token. */

@@ -8,6 +8,7 @@ import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
 import { registerFlakyTestRoutes } from "./routes/flaky-tests.ts";
+import { registerMetricsRoutes } from "./routes/metrics.ts";
 import { registerPullRequestRoutes } from "./routes/pull-requests.ts";
 import { registerQueueRoutes } from "./routes/queues.ts";
 import { registerTestRunRoutes } from "./routes/test-runs.ts";
@@ -37,8 +38,14 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
     return reply.code(problem.status).type(problemContentType).send(problem.toBody());
   });
   api.setNotFoundHandler((request, reply) => {
-    const problem = knownPathWithOtherMethod(api, request.method, request.url)
-      ? new Problem(405, "method_not_allowed", `${request.method} is not allowed on ${request.url}; use POST`)
+    const allowed = methodOfPath(api, request.method, request.url);
+    if (allowed !== undefined) reply.header("allow", allowed);
+    const problem = allowed
+      ? new Problem(
+          405,
+          "method_not_allowed",
+          `${request.method} is not allowed on ${request.url}; use ${allowed}`,
+        )
       : new Problem(404, "not_found", `no such endpoint: ${request.method} ${request.url.split("?")[0]}`);
     return reply.code(problem.status).type(problemContentType).send(problem.toBody());
   });
@@ -68,6 +75,7 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
       registerPullRequestRoutes(v1, deps);
       registerTestRunRoutes(v1, deps);
       registerFlakyTestRoutes(v1, deps);
+      registerMetricsRoutes(v1, deps);
     },
     { prefix: apiPrefix },
   );
@@ -86,9 +94,10 @@ export function apiHandler(api: FastifyInstance) {
   };
 }
 
-function knownPathWithOtherMethod(api: FastifyInstance, method: string, url: string): boolean {
+/** The method a known path takes, when the request used another one. */
+function methodOfPath(api: FastifyInstance, method: string, url: string): string | undefined {
   const path = url.split("?")[0] ?? url;
-  return ["GET", "POST", "PUT", "PATCH", "DELETE"].some(
+  return ["GET", "POST", "PUT", "PATCH", "DELETE"].find(
     (other) => other !== method && api.hasRoute({ method: other as "GET", url: path }),
   );
 }

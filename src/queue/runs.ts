@@ -162,22 +162,29 @@ function succeedRun(draft: QueueDraft, run: TestRun): void {
 
 export function onTestBranchCreated(draft: QueueDraft, runId: string, sha: string): void {
   const run = draft.run(runId);
-  if (run?.status !== "in_progress" || run.testBranchSha !== null) return;
+  if (run === undefined || run.testBranchSha !== null) return;
   draft.putRun({ ...run, testBranchSha: sha });
-  if (run.testPullRequest) draft.emit(openTestPullRequest(draft.state, run));
+  // Even a run that ended before its branch existed (a timeout) hands its commit to the runs built on it.
   for (const waiting of inProgressRuns(draft.state)) {
     if (waiting.baseRunId === runId && waiting.baseSha === null) {
       draft.putRun({ ...waiting, baseSha: sha });
       draft.emit(createTestBranch(waiting, sha));
     }
   }
+  if (run.status !== "in_progress") return;
+  if (run.testPullRequest) draft.emit(openTestPullRequest(draft.state, run));
   evaluateRun(draft, runId);
 }
 
-/** Contract 5.3: a conflict while building the test branch fails that PR; the rest is rebuilt without it. */
+/**
+ * Contract 5.3: a conflict while building the test branch fails that PR; the rest is rebuilt without it.
+ * It counts even when the run already timed out waiting for its branch: the PR is still waiting on it.
+ */
 export function onTestBranchConflict(draft: QueueDraft, runId: string, prNumber: number): void {
   const run = draft.run(runId);
-  if (run?.status !== "in_progress" || !run.prs.some((pr) => pr.number === prNumber)) return;
+  const pr = draft.pr(prNumber);
+  const stillOnRun = pr?.testRunId === runId && (pr.state === "testing" || pr.state === "pending_failure");
+  if (run === undefined || run.testBranchSha !== null || !stillOnRun) return;
   const detail = `#${prNumber} does not merge cleanly on top of ${draft.state.targetBranch} and the PRs ahead of it.`;
   endRun(draft, runId, "failed", "merge_conflict", detail);
   // Whatever was built on it, or tested with it, is rebuilt without it.

@@ -4,11 +4,13 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import * as foundation from "../../db/migrations/0001_foundation.ts";
 import * as testHealth from "../../db/migrations/0002_test_health.ts";
 import * as queueEngine from "../../db/migrations/0003_queue_engine.ts";
+import * as metrics from "../../db/migrations/0004_metrics.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_foundation": foundation,
   "0002_test_health": testHealth,
   "0003_queue_engine": queueEngine,
+  "0004_metrics": metrics,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -38,8 +38,12 @@ describe("GET /v1/openapi.json", () => {
         "/v1/flaky-tests/list-quarantined-tests",
         "/v1/flaky-tests/get-test-details",
         "/v1/flaky-tests/set-quarantine-setting",
+        "/v1/getMergeQueueMetrics",
       ].sort(),
     );
+    const metrics = document.paths["/v1/getMergeQueueMetrics"].get;
+    expect(metrics.parameters.map((p: any) => p.name)).toEqual(["repo", "repoHost"]);
+    expect(Object.keys(metrics.responses[200].content)).toEqual(["text/plain; version=0.0.4; charset=utf-8"]);
     const createQueue = document.paths["/v1/createQueue"].post;
     const body = createQueue.requestBody.content["application/json"].schema;
     expect(body.required).toEqual(["repo", "targetBranch"]);

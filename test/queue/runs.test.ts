@@ -232,6 +232,47 @@ describe("test runs (contract 5.3)", () => {
     expect(queue.runOf(3)).toMatchObject({ id: "q-4", dependsOn: [2] });
   });
 
+  describe("when a run timed out before its test branch was created", () => {
+    // #1 and #2 time out; #1 waits for the runs behind it (optimistic, depth 2), #2 for #1 ahead of it,
+    // and #3 started on top of #2, whose branch it needs.
+    function timedOutBeforeItsBranch() {
+      const queue = aScenario({
+        concurrency: 2,
+        testingTimeoutMinutes: 10,
+        canOptimisticallyMerge: true,
+        pendingFailureDepth: 2,
+      }).submit(1, 2, 3);
+      queue.on({ type: "test_branch_created", runId: "q-1", sha: "sha-1" });
+      queue.advance(10).on({ type: "tick" });
+      expect([1, 2, 3].map((number) => queue.stateOf(number))).toEqual([
+        "pending_failure",
+        "pending_failure",
+        "testing",
+      ]);
+      expect(queue.runOf(3)).toMatchObject({ baseRunId: "q-2", baseSha: null });
+      return queue;
+    }
+
+    it("still fails the PR on a conflict reported for that branch, and rebuilds what was built on it", () => {
+      const queue = timedOutBeforeItsBranch();
+
+      queue.on({ type: "test_branch_conflict", runId: "q-2", prNumber: 2 });
+
+      expect(queue.pr(2)).toMatchObject({ state: "failed", stateReason: "merge_conflict" });
+      expect(queue.runOf(3)).toMatchObject({ dependsOn: [1], baseSha: "sha-1" });
+    });
+
+    it("still hands the branch's commit, once created, to the run built on it", () => {
+      const queue = timedOutBeforeItsBranch();
+
+      queue.on({ type: "test_branch_created", runId: "q-2", sha: "late" });
+
+      expect(queue.commandsOf("create_test_branch")).toEqual([
+        expect.objectContaining({ runId: "q-3", baseSha: "late" }),
+      ]);
+    });
+  });
+
   it("deletes a failed run's test branch when the run ends", () => {
     const queue = aScenario().submit(1);
 

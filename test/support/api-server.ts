@@ -1,6 +1,7 @@
 // The whole app (webhooks and /v1) on a real socket on an ephemeral port, as Probot's server mounts it.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
 import { createNodeMiddleware } from "probot";
 import { switchyardApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
@@ -21,7 +22,12 @@ export interface TestServer {
 
 export async function startTestServer(
   store: Store,
-  options: { env?: Record<string, string>; clock?: () => number; fetch?: typeof globalThis.fetch } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: () => number;
+    fetch?: typeof globalThis.fetch;
+    log?: Logger;
+  } = {},
 ): Promise<TestServer> {
   const config = loadConfig({ DATABASE_URL: "file::memory:", ...options.env });
   let engine: MergeQueueEngine | undefined;
@@ -33,7 +39,7 @@ export async function startTestServer(
       startScheduler: false,
       onEngine: (built) => (engine = built),
     }),
-    { probot: testProbot(options.fetch) },
+    { probot: testProbot(options.fetch, options.log) },
   );
   const server = createServer((req, res) => {
     void middleware(req, res, () => res.writeHead(404).end());

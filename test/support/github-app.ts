@@ -2,7 +2,7 @@
 // throttling, and GitHub reachable only through nock.
 import { generateKeyPairSync } from "node:crypto";
 import { Probot, ProbotOctokit } from "probot";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 
 export const testAppId = 123456;
 export const testWebhookSecret = "test-webhook-secret";
@@ -18,13 +18,13 @@ export function testPrivateKey(): string {
   return cachedKey;
 }
 
-/** `fetch` answers Octokit's requests (a fake GitHub); without it they go to nock. */
-export function testProbot(fetch?: typeof globalThis.fetch): Probot {
+/** `fetch` answers Octokit's requests (a fake GitHub); without it they go to nock. `log` captures the logs. */
+export function testProbot(fetch?: typeof globalThis.fetch, log?: Logger): Probot {
   return new Probot({
     appId: testAppId,
     privateKey: testPrivateKey(),
     secret: testWebhookSecret,
-    log: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+    log: log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
     // A function, not an object: Probot merges its own throttle options over plain defaults, and the
     // throttle's one-second spacing of writes would make every scenario crawl.
     Octokit: ProbotOctokit.defaults((options: Record<string, any>) => ({

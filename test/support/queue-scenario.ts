@@ -1,5 +1,6 @@
 // Whole-queue scenarios: the app on a real socket, talking to a stateful fake GitHub, with webhooks that
 // GitHub would send delivered to it (signed), and the engine run until the queue is quiet.
+import type { Logger } from "pino";
 import { FakeGitHub, type FakeRepository } from "./fake-github/index.ts";
 import { type TestServer, startTestServer, tokenFor } from "./api-server.ts";
 import { createTestStore, type TestStore } from "./database.ts";
@@ -30,7 +31,7 @@ export interface Scenario {
 export const repoRef = { host: "github.com", owner: "acme", name: "widgets" };
 
 export async function startScenario(
-  options: { dialect?: Dialect; files?: Record<string, string> } = {},
+  options: { dialect?: Dialect; files?: Record<string, string>; log?: Logger } = {},
 ): Promise<Scenario> {
   const fake = new FakeGitHub();
   const repo = fake.createRepository("acme/widgets", {
@@ -45,7 +46,8 @@ export async function startScenario(
     Object.defineProperty(response, "url", { value: new Request(input, init).url });
     return response;
   };
-  let server = await startTestServer(store, { fetch, clock: () => clock.now });
+  const serverOptions = { fetch, clock: () => clock.now, ...(options.log ? { log: options.log } : {}) };
+  let server = await startTestServer(store, serverOptions);
   const token = await tokenFor(store, "acme");
   // Webhooks from set-up (the initial pushes) are not for the app.
   fake.takeWebhooks();
@@ -84,7 +86,7 @@ export async function startScenario(
     },
     async restart() {
       await server.close();
-      server = await startTestServer(store, { fetch, clock: () => clock.now });
+      server = await startTestServer(store, serverOptions);
     },
     async close() {
       await server.close();

@@ -1,0 +1,69 @@
+// Endpoints for load balancers, Kubernetes and the operator's Prometheus, outside /v1 and without a token:
+// /healthz (the process answers), /readyz (the database answers and is migrated) and, when OPERATOR_METRICS
+// is on, /metrics (process metrics). Mounted through Probot's addHandler, beside webhooks and /v1.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "probot";
+import type { Registry } from "prom-client";
+import type { Store } from "../store/database.ts";
+import { checkReadiness } from "../store/readiness.ts";
+import { Problem, problemContentType } from "./problem.ts";
+
+/** Below Kubernetes' default probe timeout of 1 s, so the probe reads a 503 rather than timing out. */
+const readinessTimeoutMs = 900;
+
+export interface OperatorEndpointsOptions {
+  store: Store;
+  log: Logger;
+  /** Serves /metrics when set. */
+  processMetrics: Registry | null;
+}
+
+function send(req: IncomingMessage, res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
+  res.end(req.method === "HEAD" ? undefined : body);
+}
+
+function sendProblem(req: IncomingMessage, res: ServerResponse, problem: Problem): void {
+  send(req, res, problem.status, problemContentType, JSON.stringify(problem.toBody()));
+}
+
+export function operatorEndpoints({ store, log, processMetrics }: OperatorEndpointsOptions) {
+  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>> = {
+    "/healthz": async (req, res) => send(req, res, 200, "application/json", JSON.stringify({ status: "ok" })),
+    "/readyz": async (req, res) => {
+      const readiness = await checkReadiness(store.db, readinessTimeoutMs);
+      if (readiness.ready) {
+        const body = { status: "ready", migration: readiness.migration };
+        return send(req, res, 200, "application/json", JSON.stringify(body));
+      }
+      if (readiness.reason === "database_unreachable") {
+        // The body says nothing of the database's address or driver; the log does.
+        log.warn({ err: readiness.error }, "not ready: the database does not answer");
+        return sendProblem(req, res, new Problem(503, readiness.reason, "the database does not answer"));
+      }
+      const detail = `the database lacks migration ${readiness.migration}: run \`switchyard migrate\``;
+      log.warn({ migration: readiness.migration }, `not ready: ${detail}`);
+      return sendProblem(req, res, new Problem(503, readiness.reason, detail));
+    },
+  };
+  if (processMetrics !== null) {
+    routes["/metrics"] = async (req, res) =>
+      send(req, res, 200, processMetrics.contentType, await processMetrics.metrics());
+  }
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const route = routes[(req.url ?? "").split("?")[0] ?? ""];
+    if (route === undefined) return false;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("allow", "GET, HEAD");
+      sendProblem(
+        req,
+        res,
+        new Problem(405, "method_not_allowed", `${req.method} is not allowed here; use GET`),
+      );
+      return true;
+    }
+    await route(req, res);
+    return true;
+  };
+}

@@ -1,0 +1,225 @@
+// Aggregate reads behind the Prometheus metrics (contract 6). Each figure is a grouped count or sum over an
+// index (migrations 0003 and 0004), so a scrape never loads the rows themselves and every replica reading
+// the same database answers the same.
+import { type Expression, type Kysely, sql } from "kysely";
+import type { Database } from "./schema.ts";
+
+/** The queues a scrape covers: an organization's, or one repository's of it. */
+export interface MetricsScope {
+  organizationId: string;
+  repositoryId?: string | undefined;
+}
+
+export interface MetricsQueue {
+  queueId: string;
+  owner: string;
+  name: string;
+  branch: string;
+  /** running, paused, draining or switching_modes, as the queue core last saved it. */
+  state: string;
+}
+
+/** Queues in scope, ordered by repository and branch so the exposition is stable. */
+export async function queuesInScope(db: Kysely<Database>, scope: MetricsScope): Promise<MetricsQueue[]> {
+  let query = db
+    .selectFrom("queues")
+    .innerJoin("repositories", "repositories.id", "queues.repository_id")
+    .innerJoin("organization_owners", (join) =>
+      join
+        .onRef("organization_owners.host", "=", "repositories.host")
+        .onRef("organization_owners.owner_key", "=", "repositories.owner_key"),
+    )
+    .select([
+      "queues.id as queueId",
+      "repositories.owner",
+      "repositories.name",
+      "queues.branch",
+      "queues.state",
+    ])
+    .where("organization_owners.organization_id", "=", scope.organizationId)
+    .orderBy("repositories.owner_key")
+    .orderBy("repositories.name_key")
+    .orderBy("queues.branch_key");
+  if (scope.repositoryId !== undefined) query = query.where("repositories.id", "=", scope.repositoryId);
+  return query.execute();
+}
+
+export interface CountRow {
+  queueId: string;
+  key: string;
+  count: number;
+}
+
+/** Submissions per queue and state, all time: the index (queue_id, state) alone answers it. */
+export async function submissionsByState(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+): Promise<CountRow[]> {
+  if (queueIds.length === 0) return [];
+  return db
+    .selectFrom("pull_request_submissions")
+    .select(["queue_id as queueId", "state as key", (eb) => eb.fn.countAll<number>().as("count")])
+    .where("queue_id", "in", queueIds)
+    .groupBy(["queue_id", "state"])
+    .execute();
+}
+
+/** Test runs per queue and status, all time (index test_runs_by_queue_status). */
+export async function testRunsByStatus(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+): Promise<CountRow[]> {
+  if (queueIds.length === 0) return [];
+  return db
+    .selectFrom("test_runs")
+    .select(["queue_id as queueId", "status as key", (eb) => eb.fn.countAll<number>().as("count")])
+    .where("queue_id", "in", queueIds)
+    .groupBy(["queue_id", "status"])
+    .execute();
+}
+
+/** Transitions into `states` after `since`, per queue and state. */
+export async function transitionsByState(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  states: readonly string[],
+  since: number,
+): Promise<CountRow[]> {
+  if (queueIds.length === 0) return [];
+  return db
+    .selectFrom("pull_request_transitions")
+    .select(["queue_id as queueId", "state as key", (eb) => eb.fn.countAll<number>().as("count")])
+    .where("queue_id", "in", queueIds)
+    .where("state", "in", states)
+    .where("at", ">", since)
+    .groupBy(["queue_id", "state"])
+    .execute();
+}
+
+/** Transitions into `states` for one of `reasons` after `since`, per queue. */
+export async function transitionsForReasons(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  states: readonly string[],
+  reasons: readonly string[],
+  since: number,
+): Promise<{ queueId: string; count: number }[]> {
+  if (queueIds.length === 0) return [];
+  return db
+    .selectFrom("pull_request_transitions")
+    .select(["queue_id as queueId", (eb) => eb.fn.countAll<number>().as("count")])
+    .where("queue_id", "in", queueIds)
+    .where("state", "in", states)
+    .where("reason", "in", reasons)
+    .where("at", ">", since)
+    .groupBy("queue_id")
+    .execute();
+}
+
+/** A distribution of durations: how many, their sum, and how many were at most each bound. */
+export interface DurationBuckets {
+  queueId: string;
+  count: number;
+  sumMs: number;
+  /** Cumulative counts, one per bound of the request, in the same order. */
+  atMost: number[];
+}
+
+type BucketRow = { queueId: string; count: number; sumMs: number } & Record<`le${number}`, number>;
+
+/** count, sum and one `sum(case …)` per bound over `duration`: the whole histogram in one grouped row. */
+function bucketColumns(duration: Expression<number>, boundsMs: readonly number[]) {
+  return [
+    sql<number>`count(*)`.as("count"),
+    // PostgreSQL sums bigints into numeric, which pg returns as a string; bigint keeps it a number.
+    sql<number>`cast(coalesce(sum(${duration}), 0) as bigint)`.as("sumMs"),
+    ...boundsMs.map((bound, index) =>
+      sql<number>`sum(case when ${duration} <= ${bound} then 1 else 0 end)`.as(`le${index}`),
+    ),
+  ];
+}
+
+function toBuckets(rows: readonly BucketRow[], boundsMs: readonly number[]): DurationBuckets[] {
+  return rows.map((row) => ({
+    queueId: row.queueId,
+    count: row.count,
+    sumMs: row.sumMs,
+    atMost: boundsMs.map((_, index) => row[`le${index}`] ?? 0),
+  }));
+}
+
+/** Submission to first test, for PRs whose first test started after `since`. */
+export async function waitDurations(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  since: number,
+  boundsMs: readonly number[],
+): Promise<DurationBuckets[]> {
+  if (queueIds.length === 0) return [];
+  const duration = sql<number>`t.at - s.submitted_at`;
+  const rows = await db
+    .selectFrom("pull_request_transitions as t")
+    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
+    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
+    .where("t.queue_id", "in", queueIds)
+    .where("t.state", "=", "testing")
+    .where("t.at", ">", since)
+    // The first test only: a restarted PR tests again, but it waited once (primary key prefix lookup).
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("pull_request_transitions as earlier")
+            .select(sql`1`.as("one"))
+            .whereRef("earlier.submission_id", "=", "t.submission_id")
+            .whereRef("earlier.seq", "<", "t.seq")
+            .where("earlier.state", "=", "testing"),
+        ),
+      ),
+    )
+    .groupBy("t.queue_id")
+    .execute();
+  return toBuckets(rows as unknown as BucketRow[], boundsMs);
+}
+
+/** Submission to conclusion, for PRs that reached one of `states` after `since`. */
+export async function timesInQueue(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  states: readonly string[],
+  since: number,
+  boundsMs: readonly number[],
+): Promise<DurationBuckets[]> {
+  if (queueIds.length === 0) return [];
+  const duration = sql<number>`t.at - s.submitted_at`;
+  const rows = await db
+    .selectFrom("pull_request_transitions as t")
+    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
+    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
+    .where("t.queue_id", "in", queueIds)
+    .where("t.state", "in", states)
+    .where("t.at", ">", since)
+    .groupBy("t.queue_id")
+    .execute();
+  return toBuckets(rows as unknown as BucketRow[], boundsMs);
+}
+
+/** Start to end of the runs that ended with one of `statuses` after `since` (index test_runs_by_queue). */
+export async function testRunDurations(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  statuses: readonly string[],
+  since: number,
+  boundsMs: readonly number[],
+): Promise<DurationBuckets[]> {
+  if (queueIds.length === 0) return [];
+  const duration = sql<number>`ended_at - started_at`;
+  const rows = await db
+    .selectFrom("test_runs")
+    .select(["queue_id as queueId", ...bucketColumns(duration, boundsMs)])
+    .where("queue_id", "in", queueIds)
+    .where("ended_at", ">", since)
+    .where("status", "in", statuses)
+    .groupBy("queue_id")
+    .execute();
+  return toBuckets(rows as unknown as BucketRow[], boundsMs);
+}
