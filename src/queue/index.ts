@@ -31,7 +31,7 @@ export {
   hasNonTerminalPullRequests,
   nextDeadline,
   pullRequestView,
-  pullRequestsAwaitingMergeability,
+  pullRequestsToRecheck,
   queueView,
   testRunView,
 } from "./views.ts";

@@ -178,16 +178,9 @@ export function nextDeadline(state: QueueState): number | null {
 }
 
 /**
- * Waiting PRs whose mergeability GitHub has not settled: the shell re-reads them rather than waiting for a
- * webhook that never comes (contract 5.1).
+ * Queued PRs that are not ready (contract 5.1). GitHub sends no webhook when a PR becomes mergeable (its
+ * mergeability computed, its own checks passed, a review given), so the shell reads them again.
  */
-export function pullRequestsAwaitingMergeability(state: QueueState): number[] {
-  return state.line.filter((prNumber) => {
-    const pr = state.prs[prNumber];
-    return (
-      pr !== undefined &&
-      isWaiting(pr.state) &&
-      (pr.mergeability === "unspecified" || pr.mergeability === "in_progress")
-    );
-  });
+export function pullRequestsToRecheck(state: QueueState): number[] {
+  return state.line.filter((prNumber) => state.prs[prNumber]?.state === "not_ready");
 }

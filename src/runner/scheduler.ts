@@ -1,12 +1,17 @@
 // Timers of the queue: testing timeouts (tick), commands due for a retry, and polling GitHub so that a
 // missed webhook never wedges a run (contract 5.3) nor a PR whose mergeability GitHub was computing (5.1).
 import type { Logger } from "probot";
-import { type PullRequestFacts, type QueueEvent, type StatusReport } from "../queue/index.ts";
+import {
+  type PullRequestFacts,
+  pullRequestsToRecheck,
+  type QueueEvent,
+  type StatusReport,
+} from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
 import { purgeDeliveries } from "../store/deliveries.ts";
 import { purgeCompletedCommands, queuesWithDueCommands } from "../store/outbox.ts";
 import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
-import { notReadyPullRequests, queuesNeedingAttention } from "../store/queue-states.ts";
+import { queuesNeedingAttention } from "../store/queue-states.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
 import type { QueueRunner } from "./queue-runner.ts";
 
@@ -95,7 +100,7 @@ export class Scheduler {
         for (const report of await github.ciReports(location, sha))
           events.push({ type: "status_reported", sha, report });
       }
-      for (const prNumber of notReadyPullRequests(state)) {
+      for (const prNumber of pullRequestsToRecheck(state)) {
         const pr = await github.pullRequest(location, prNumber);
         if (pr !== null) {
           events.push({

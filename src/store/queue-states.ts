@@ -3,6 +3,7 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import {
   nextDeadline,
+  pullRequestsToRecheck,
   pullRequestView,
   type QueueCommand,
   type QueueState,
@@ -50,14 +51,6 @@ export async function loadQueueState(
     version: row.version,
     nextCommandSeq: row.next_command_seq,
   };
-}
-
-/**
- * Queued PRs that are not ready: GitHub sends no webhook when a PR becomes mergeable (its own checks
- * pass, a review arrives, GitHub finishes computing), so the scheduler re-reads them (contract 5.1).
- */
-export function notReadyPullRequests(state: QueueState): number[] {
-  return state.line.filter((prNumber) => state.prs[prNumber]?.state === "not_ready");
 }
 
 function runsInFlight(state: QueueState): number {
@@ -121,7 +114,7 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
       next_command_seq: stored.nextCommandSeq + commands.length,
       next_deadline: nextDeadline(next),
       runs_in_flight: runsInFlight(next),
-      awaiting_mergeability: notReadyPullRequests(next).length,
+      awaiting_mergeability: pullRequestsToRecheck(next).length,
       updated_at: now,
     })
     .where("queue_id", "=", stored.queueId)

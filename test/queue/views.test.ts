@@ -3,7 +3,7 @@ import {
   enqueuedPullRequests,
   hasNonTerminalPullRequests,
   nextDeadline,
-  pullRequestsAwaitingMergeability,
+  pullRequestsToRecheck,
   pullRequestView,
   queueView,
   testRunView,
@@ -119,12 +119,13 @@ describe("views for the API (contract 4, interface 2.2–2.4)", () => {
     expect(nextDeadline(aScenario().state)).toBeNull();
   });
 
-  it("lists the waiting PRs whose mergeability GitHub has not settled", () => {
+  it("lists the queued PRs that are not ready, for the shell to read again", () => {
     const queue = aScenario({}, "paused");
     queue.on(aPr(1, { mergeability: "in_progress" }));
     queue.on(aPr(2));
     queue.on(aPr(3, { mergeability: "unspecified" }));
+    queue.on(aPr(4, { mergeability: "not_mergeable" }));
 
-    expect(pullRequestsAwaitingMergeability(queue.state)).toEqual([1, 3]);
+    expect(pullRequestsToRecheck(queue.state)).toEqual([1, 3, 4]);
   });
 });
