@@ -1,3 +1,4 @@
+export { compact } from "./compaction.ts";
 export type { QueueCommand } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";
 export { commentMarker } from "./pr-comment.ts";

@@ -13,7 +13,7 @@ import type {
   StateReason,
   TestRunStatus,
 } from "./state.ts";
-import { isTerminal, isWaiting } from "./state.ts";
+import { isTerminal } from "./state.ts";
 import type { CheckRunReport, CommitStatusReport } from "./status-reports.ts";
 
 function iso(epochMs: number): string {

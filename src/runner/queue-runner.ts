@@ -1,7 +1,7 @@
 // The shell around the queue core (DESIGN.md section 1): lock the queue, load its state, step, save the
 // new state with its commands and projections in one transaction, then hand the commands to the worker.
 import type { Logger } from "probot";
-import { type QueueEvent, type QueueState, step } from "../queue/index.ts";
+import { compact, type QueueEvent, type QueueState, step } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
 import { recordDelivery } from "../store/deliveries.ts";
 import { completeCommand } from "../store/outbox.ts";
@@ -64,6 +64,7 @@ export class QueueRunner {
           state = result.state;
           commands.push(...result.commands);
         }
+        state = compact(state, now);
         if (completesCommandId !== undefined) await completeCommand(trx, completesCommandId, now);
         if (state !== stored.state || commands.length > 0) {
           await saveQueueStep(trx, {

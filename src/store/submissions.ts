@@ -64,3 +64,21 @@ export async function findTestRunRecord(
     .executeTakeFirst();
   return row === undefined ? undefined : JSON.parse(row.record);
 }
+
+/** The PR record of a PR's latest submission, also after the queue's state let go of it. */
+export async function latestSubmissionRecord(
+  db: Kysely<Database>,
+  queueId: string,
+  prNumber: number,
+): Promise<PullRequestView | undefined> {
+  const row = await db
+    .selectFrom("pull_request_submissions")
+    .select("record")
+    .where("queue_id", "=", queueId)
+    .where("pr_number", "=", prNumber)
+    .orderBy("submitted_at", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : (JSON.parse(row.record) as PullRequestView);
+}

@@ -145,3 +145,53 @@ describe("pull request endpoints", () => {
     ]);
   });
 });
+
+describe("a queue that let go of finished PRs", () => {
+  it("still answers for them from its history", async () => {
+    const s = await startScenario();
+    try {
+      await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
+      for (const n of [1, 2]) {
+        s.repo.openPullRequest({
+          number: n,
+          title: `Change ${n}`,
+          author: "alice",
+          files: { [`src/${n}.ts`]: "x" },
+        });
+      }
+      const target = { repo, targetBranch: "main", pr: { number: 1 } };
+      await s.api("submitPullRequest", target);
+      await s.settle();
+      const pr = (await s.api("getSubmittedPullRequest", target)).body;
+      const run = (
+        await s.api("getMergeQueueTestingDetails", { repo, targetBranch: "main", testRunId: pr.testRunId })
+      ).body;
+      s.repo.reportStatus(run.testBranchSha, "ci", "success");
+      await s.settle();
+
+      // A day and more later, the next step lets #1 and its run go from the queue's state.
+      s.clock.now += 25 * 60 * 60 * 1000;
+      await s.api("submitPullRequest", { ...target, pr: { number: 2 } });
+      const state = await s.server.engine.read(
+        (await s.store.db.selectFrom("queues").select("id").executeTakeFirstOrThrow()).id,
+      );
+      expect(state?.prs[1]).toBeUndefined();
+      expect(state?.runs[pr.testRunId]).toBeUndefined();
+
+      expect((await s.api("getSubmittedPullRequest", target)).body).toMatchObject({
+        prNumber: 1,
+        state: "merged",
+      });
+      expect((await s.api("cancelPullRequest", target)).body.code).toBe("pull_request_finished");
+      expect((await s.api("restartTestsOnPullRequest", target)).body.code).toBe("pull_request_finished");
+      const details = await s.api("getMergeQueueTestingDetails", {
+        repo,
+        targetBranch: "main",
+        testRunId: pr.testRunId,
+      });
+      expect(details.body).toMatchObject({ id: pr.testRunId, status: "succeeded" });
+    } finally {
+      await s.close();
+    }
+  });
+});

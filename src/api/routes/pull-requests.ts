@@ -12,7 +12,7 @@ import {
   type QueueState,
 } from "../../queue/index.ts";
 import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-targets.ts";
-import { listSubmissions } from "../../store/submissions.ts";
+import { latestSubmissionRecord, listSubmissions } from "../../store/submissions.ts";
 import { principalOf } from "../auth.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import type { ApiDependencies } from "../dependencies.ts";
@@ -42,6 +42,15 @@ function notSubmitted(access: QueueAccess, prNumber: number) {
 function recordOf(state: QueueState | undefined, access: QueueAccess, prNumber: number) {
   const view = state === undefined ? null : pullRequestView(state, prNumber);
   if (view === null) throw notSubmitted(access, prNumber);
+  return view;
+}
+
+/** The record of the PR's latest submission: from the queue, or from history once the queue let go of it. */
+async function currentRecord(deps: ApiDependencies, access: QueueAccess, prNumber: number) {
+  const view =
+    pullRequestView(access.state, prNumber) ??
+    (await latestSubmissionRecord(deps.store.db, access.queue.id, prNumber));
+  if (view === undefined) throw notSubmitted(access, prNumber);
   return view;
 }
 
@@ -96,15 +105,14 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     async (request) => {
       const access = await resolveQueue(deps, principalOf(request), request.body);
       const number = Number(request.body.pr.number);
-      const entry = access.state.prs[number];
-      if (entry === undefined) throw notSubmitted(access, number);
-      if (entry.state === "merged" || entry.state === "failed") {
+      const current = await currentRecord(deps, access, number);
+      if (current.state === "merged" || current.state === "failed") {
         throw conflict(
           "pull_request_finished",
-          `#${number} already ${entry.state}; there is nothing to cancel`,
+          `#${number} already ${current.state}; there is nothing to cancel`,
         );
       }
-      if (entry.state === "cancelled") return recordOf(access.state, access, number);
+      if (current.state === "cancelled") return current;
       const state = await deps.engine.dispatch(access.queue.id, [
         { type: "cancel_requested", prNumber: number, reason: "cancelled_by_user" },
       ]);
@@ -118,10 +126,12 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     async (request) => {
       const access = await resolveQueue(deps, principalOf(request), request.body);
       const number = Number(request.body.pr.number);
-      const entry = access.state.prs[number];
-      if (entry === undefined) throw notSubmitted(access, number);
-      if (isTerminal(entry.state)) {
-        throw conflict("pull_request_finished", `#${number} already ${entry.state}; submit it again instead`);
+      const current = await currentRecord(deps, access, number);
+      if (!current.isCurrentlySubmittedToQueue) {
+        throw conflict(
+          "pull_request_finished",
+          `#${number} already ${current.state}; submit it again instead`,
+        );
       }
       const state = await deps.engine.dispatch(access.queue.id, [
         { type: "restart_requested", prNumber: number },
@@ -168,7 +178,7 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     { schema: { summary: "Read a PR's latest submission", body: PullRequestRequest, response: prResponses } },
     async (request) => {
       const access = await resolveQueue(deps, principalOf(request), request.body);
-      return recordOf(access.state, access, Number(request.body.pr.number));
+      return currentRecord(deps, access, Number(request.body.pr.number));
     },
   );
 
