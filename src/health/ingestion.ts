@@ -2,33 +2,29 @@
 // classification of the tests the upload touched (7.3), all in one transaction so that an upload is stored all or
 // nothing. Memory is bounded by the batch size, not by the size of the reports: only the failing tests (which the
 // answer lists) and the repository's unsettled tests are remembered across batches.
-import type { Store } from "../store/database.ts";
+import type { Transaction } from "kysely";
+import type { Dialect, Store } from "../store/database.ts";
 import type { Repository } from "../store/repositories.ts";
+import type { Database } from "../store/schema.ts";
 import {
   inTestHealthTransaction,
   insertTestCases,
   loadTestCases,
-  type NewTestCase,
   type TestCase,
-  type TestCaseIdentity,
+  type TestCaseKeyCache,
+  testCaseKeyAllocator,
+  testCaseKeyCache,
   testCaseKeys,
   unsettledTestKeys,
 } from "../store/test-cases.ts";
-import {
-  type FailureRow,
-  insertResults,
-  insertUpload,
-  recordUploadCounts,
-  type ResultRow,
-  type Upload,
-} from "../store/test-results.ts";
-import { classifyTest, type TestRun } from "./classification.ts";
+import { insertResults, insertUpload, recordUploadCounts, type Upload } from "../store/test-results.ts";
+import { type Classification, classifyTest, healthyWithoutFailures, type TestRun } from "./classification.ts";
 import { summarizeFailure } from "./failure-summary.ts";
 import {
-  type FailureDetails,
   type JunitInput,
+  type ParsedTestCase,
   parseJunitDocumentInBatches,
-  type TestOutcome,
+  type TestAttempt,
 } from "./junit-parser.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { firstHealth } from "./test-case-health.ts";
@@ -36,6 +32,8 @@ import { testCaseId } from "./test-identity.ts";
 
 /** Test cases parsed, stored and classified together; large enough to amortise each statement. */
 const BATCH_SIZE = 2000;
+/** Only uploads dated within this of their receipt feed the key cache (see TestCaseKeyCache). */
+const KEY_CACHE_HORIZON_MS = 24 * 3600 * 1000;
 
 export interface UploadInput {
   repository: Repository;
@@ -73,51 +71,83 @@ export interface UploadOutcome {
   allFailuresQuarantined: boolean;
 }
 
-interface Attempt {
-  seq: number;
-  outcome: TestOutcome;
-  failure: FailureDetails | null;
-}
-
+/** One test of a batch: its first test case element, and every attempt of every element with its identity. */
 interface TouchedTest {
-  identity: TestCaseIdentity;
-  attempts: Attempt[];
+  id: string;
+  testCase: ParsedTestCase;
+  attempts: TestAttempt[];
+  /** The upload-wide position of each attempt: re-runs keep their order. */
+  seqs: number[];
+  anyFailed: boolean;
   failedFinally: boolean;
+  /** Seen for the first time in this batch: classified from these results alone. */
+  isNew: boolean;
 }
 
 /** Parses and stores an upload. Throws the parser's JunitParseError, after rolling everything back. */
 export async function ingestUpload(store: Store, input: UploadInput): Promise<UploadOutcome> {
-  const { repository, now } = input;
-  const occurredAt = input.startedAt ?? now;
-  const upload: Upload = {
-    id: input.id,
-    repositoryId: repository.id,
-    commitSha: input.commitSha,
-    branch: input.branch,
-    prNumber: input.prNumber,
-    jobName: input.jobName,
-    variant: input.variant,
-    runUrl: input.runUrl,
-    startedAt: occurredAt,
-    receivedAt: now,
-  };
-  const context = { stableBranches: input.stableBranches, now };
-  const runOf = (attempt: Attempt): TestRun => ({
-    outcome: attempt.outcome,
-    commitSha: upload.commitSha,
-    branch: upload.branch,
-    timestamp: new Date(occurredAt),
-  });
+  const keyCache = testCaseKeyCache(store.db);
+  const ingestion = new Ingestion(store.dialect, input, keyCache);
+  try {
+    return await inTestHealthTransaction(store, input.repository.id, (trx) => ingestion.run(trx));
+  } catch (error) {
+    // Whether the work or the commit failed, the keys the upload handed out are taken back.
+    keyCache.forget();
+    throw error;
+  }
+}
 
-  return inTestHealthTransaction(store, repository.id, async (trx) => {
-    const uploadKey = await insertUpload(trx, upload);
+class Ingestion {
+  private readonly upload: Upload;
+  private readonly occurredAt: number;
+  /** Whether the upload's keys may be cached (see TestCaseKeyCache). */
+  private readonly feedsKeyCache: boolean;
+
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly input: UploadInput,
+    private readonly keyCache: TestCaseKeyCache,
+  ) {
+    this.occurredAt = input.startedAt ?? input.now;
+    this.feedsKeyCache = this.occurredAt >= input.now - KEY_CACHE_HORIZON_MS;
+    this.upload = {
+      id: input.id,
+      repositoryId: input.repository.id,
+      commitSha: input.commitSha,
+      branch: input.branch,
+      prNumber: input.prNumber,
+      jobName: input.jobName,
+      variant: input.variant,
+      runUrl: input.runUrl,
+      startedAt: this.occurredAt,
+      receivedAt: input.now,
+    };
+  }
+
+  async run(trx: Transaction<Database>): Promise<UploadOutcome> {
+    try {
+      return await this.store(trx);
+    } catch (error) {
+      // Before the rollback lets the repository's next upload in: it must not find this upload's keys.
+      this.keyCache.forget();
+      throw error;
+    }
+  }
+
+  private async store(trx: Transaction<Database>): Promise<UploadOutcome> {
+    const { repository, now, variant } = this.input;
+    const { dialect, occurredAt, keyCache } = this;
+    const context = { stableBranches: this.input.stableBranches, now };
+    keyCache.renew(now);
+    const uploadKey = await insertUpload(trx, this.upload);
+    const nextKeys = await testCaseKeyAllocator(trx, dialect);
     // A test that is not in this set is healthy without failures in the window; while it only passes it stays so.
     const unsettled = new Set(await unsettledTestKeys(trx, repository.id));
     const failing = new Set<number>();
     let testResults = 0;
     let seq = 0;
 
-    for (const [documentIndex, document] of input.documents.entries()) {
+    for (const [documentIndex, document] of this.input.documents.entries()) {
       for await (const batch of parseJunitDocumentInBatches(document, {
         documentIndex,
         batchSize: BATCH_SIZE,
@@ -125,60 +155,99 @@ export async function ingestUpload(store: Store, input: UploadInput): Promise<Up
         testResults += batch.length;
         const touched = new Map<string, TouchedTest>();
         for (const testCase of batch) {
-          const identity = {
-            repositoryId: repository.id,
-            name: testCase.name,
+          const id = testCaseId(repository, {
+            filePath: testCase.filePath,
             classname: testCase.classname,
             parent: testCase.parent,
-            filePath: testCase.filePath,
-            variant: upload.variant,
-          };
-          const id = testCaseId(repository, identity);
-          let entry = touched.get(id);
-          if (entry === undefined) {
-            entry = { identity: { id, ...identity }, attempts: [], failedFinally: false };
-            touched.set(id, entry);
-          }
-          for (const attempt of testCase.attempts) entry.attempts.push({ seq: seq++, ...attempt });
-          if (testCase.outcome === "failed") entry.failedFinally = true;
-        }
-
-        const keys = await testCaseKeys(trx, store.dialect, [...touched.keys()]);
-        const firstSeen: NewTestCase[] = [];
-        for (const [id, entry] of touched) {
-          if (keys.has(id)) continue;
-          const classification = classifyTest(entry.attempts.map(runOf), {
-            stableBranches: context.stableBranches,
-            now: new Date(now),
+            name: testCase.name,
+            variant,
           });
-          firstSeen.push({ ...entry.identity, ...firstHealth(classification, now), firstSeenAt: occurredAt });
-        }
-        const inserted = await insertTestCases(trx, store.dialect, firstSeen);
-        for (const testCase of firstSeen) {
-          const key = inserted.get(testCase.id) as number;
-          keys.set(testCase.id, key);
-          if (!testCase.settled) unsettled.add(key);
+          let test = touched.get(id);
+          if (test === undefined) {
+            test = {
+              id,
+              testCase,
+              attempts: [],
+              seqs: [],
+              anyFailed: false,
+              failedFinally: false,
+              isNew: false,
+            };
+            touched.set(id, test);
+          }
+          for (const attempt of testCase.attempts) {
+            test.attempts.push(attempt);
+            test.seqs.push(seq++);
+            if (attempt.outcome === "failed") test.anyFailed = true;
+          }
+          if (testCase.outcome === "failed") test.failedFinally = true;
         }
 
-        const results: ResultRow[] = [];
-        const failures: FailureRow[] = [];
-        const toReclassify: number[] = [];
-        for (const [id, entry] of touched) {
-          const key = keys.get(id) as number;
-          let failed = false;
-          for (const attempt of entry.attempts) {
-            results.push([key, occurredAt, uploadKey, attempt.seq, attempt.outcome]);
-            if (attempt.outcome !== "failed") continue;
-            failed = true;
-            const summary = summarizeFailure(attempt.failure ?? { kind: "failure", message: "", text: "" });
-            failures.push([key, occurredAt, uploadKey, attempt.seq, repository.id, now, summary]);
-          }
-          if (entry.failedFinally) failing.add(key);
-          // New tests were classified from these very results; a settled test that only passed stays settled.
-          if (!inserted.has(id) && (failed || unsettled.has(key))) toReclassify.push(key);
+        const keys = new Map<string, number>();
+        const unknown: string[] = [];
+        for (const id of touched.keys()) {
+          const key = keyCache.get(id);
+          if (key === undefined) unknown.push(id);
+          else keys.set(id, key);
         }
-        await insertResults(trx, store.dialect, results, failures);
-        for (const testCase of await reclassifyTestCases(trx, store.dialect, toReclassify, context)) {
+        for (const [id, key] of await testCaseKeys(trx, dialect, unknown)) keys.set(id, key);
+        const firstSeen: TouchedTest[] = [];
+        for (const test of touched.values()) {
+          if (keys.has(test.id)) continue;
+          test.isNew = true;
+          firstSeen.push(test);
+        }
+        // In id order, the new entries of the id index go in one sweep instead of at random places.
+        firstSeen.sort((a, b) => (a.id < b.id ? -1 : 1));
+        const newKeys = await nextKeys(firstSeen.length);
+        const newTestCases: TestCase[] = [];
+        for (const [index, test] of firstSeen.entries()) {
+          const key = newKeys[index] as number;
+          keys.set(test.id, key);
+          const health = firstHealth(this.classifyNew(test), now);
+          if (!health.settled) unsettled.add(key);
+          newTestCases.push({
+            key,
+            id: test.id,
+            repositoryId: repository.id,
+            name: test.testCase.name,
+            classname: test.testCase.classname,
+            parent: test.testCase.parent,
+            filePath: test.testCase.filePath,
+            variant,
+            status: health.status,
+            statusReason: health.statusReason,
+            statusChangedAt: health.statusChangedAt,
+            quarantineSetting: health.quarantineSetting,
+            quarantined: health.quarantined,
+            quarantinedAt: health.quarantinedAt,
+            settled: health.settled,
+            firstSeenAt: now,
+          });
+        }
+        await insertTestCases(trx, dialect, newTestCases);
+
+        // Flat rows: [test key, occurred at, upload key, seq, outcome] and, for failures,
+        // [test key, occurred at, upload key, seq, repository, received at, summary].
+        const results: unknown[] = [];
+        const failures: unknown[] = [];
+        const toReclassify: number[] = [];
+        for (const test of touched.values()) {
+          const key = keys.get(test.id) as number;
+          for (const [index, attempt] of test.attempts.entries()) {
+            const attemptSeq = test.seqs[index] as number;
+            results.push(key, occurredAt, uploadKey, attemptSeq, attempt.outcome);
+            if (attempt.outcome !== "failed") continue;
+            const summary = summarizeFailure(attempt.failure ?? { kind: "failure", message: "", text: "" });
+            failures.push(key, occurredAt, uploadKey, attemptSeq, repository.id, now, summary);
+          }
+          if (test.failedFinally) failing.add(key);
+          if (this.feedsKeyCache) keyCache.remember(test.id, key);
+          // New tests were classified from these very results; a settled test that only passed stays settled.
+          if (!test.isNew && (test.anyFailed || unsettled.has(key))) toReclassify.push(key);
+        }
+        await insertResults(trx, dialect, results, failures);
+        for (const testCase of await reclassifyTestCases(trx, dialect, toReclassify, context)) {
           if (testCase.settled) unsettled.delete(testCase.key);
           else unsettled.add(testCase.key);
         }
@@ -186,8 +255,20 @@ export async function ingestUpload(store: Store, input: UploadInput): Promise<Up
     }
 
     await recordUploadCounts(trx, uploadKey, { testResults, failures: failing.size });
-    return outcome(upload.id, testResults, await loadTestCases(trx, [...failing]), failing);
-  });
+    return outcome(this.upload.id, testResults, await loadTestCases(trx, [...failing]), failing);
+  }
+
+  private classifyNew(test: TouchedTest): Classification {
+    // Without a failure there is nothing to weigh: the common case builds no runs.
+    if (!test.anyFailed) return healthyWithoutFailures;
+    const runs = test.attempts.map((attempt): TestRun => ({
+      outcome: attempt.outcome,
+      commitSha: this.upload.commitSha,
+      branch: this.upload.branch,
+      timestamp: new Date(this.occurredAt),
+    }));
+    return classifyTest(runs, { stableBranches: this.input.stableBranches, now: new Date(this.input.now) });
+  }
 }
 
 function outcome(

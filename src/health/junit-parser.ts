@@ -354,19 +354,33 @@ export async function* parseJunitDocument(
   yield* ready.splice(0);
 }
 
-/** {@link parseJunitDocument}, in arrays of at most `batchSize` test cases, for batched inserts. */
+/**
+ * {@link parseJunitDocument}, in arrays of at most `batchSize` test cases, for batched inserts. The parser fills the
+ * batches itself: going through the case-by-case generator would cost an asynchronous step per test case, as much
+ * as parsing it.
+ */
 export async function* parseJunitDocumentInBatches(
   input: JunitInput,
   options: { documentIndex: number; batchSize: number },
 ): AsyncGenerator<ParsedTestCase[]> {
+  const full: ParsedTestCase[][] = [];
   let batch: ParsedTestCase[] = [];
-  for await (const testCase of parseJunitDocument(input, options)) {
-    batch.push(testCase);
-    if (batch.length >= options.batchSize) {
-      yield batch;
-      batch = [];
-    }
+  const parser = new JunitDocumentParser({
+    documentIndex: options.documentIndex,
+    onTestCase: (testCase) => {
+      batch.push(testCase);
+      if (batch.length >= options.batchSize) {
+        full.push(batch);
+        batch = [];
+      }
+    },
+  });
+  for await (const chunk of chunksOf(input)) {
+    parser.write(chunk);
+    yield* full.splice(0);
   }
+  parser.end();
+  yield* full.splice(0);
   if (batch.length > 0) yield batch;
 }
 

@@ -8,6 +8,7 @@ import {
   inTestHealthTransaction,
   repositoriesWithTestCases,
   repositoriesWithUnsettledTests,
+  testCaseKeyCache,
   unsettledTestKeys,
 } from "../store/test-cases.ts";
 import { LISTING_SNAPSHOT_LIFETIME_MS } from "../store/test-listings.ts";
@@ -46,6 +47,8 @@ export async function maintainTestHealth(deps: MaintenanceDependencies): Promise
       deleteForgottenTestCases(trx, repositoryId, cutoff),
     );
   }
+  // No cached key can belong to a forgotten test (see TestCaseKeyCache); dropping them costs one look-up per test.
+  if (forgottenTests > 0) testCaseKeyCache(store.db).forget();
 
   let reclassifiedTests = 0;
   for (const repository of await repositoriesWithUnsettledTests(store.db)) {

@@ -49,14 +49,32 @@ export async function insertRows<DB, Returned = never>(
   rows: readonly (readonly unknown[])[],
   suffix = "",
 ): Promise<Returned[]> {
+  const values: unknown[] = [];
+  for (const row of rows) for (const value of row) values.push(value);
+  return insertValues(db, dialect, table, columns, values, suffix);
+}
+
+/**
+ * {@link insertRows} with the rows' values one after the other in one array, as ingestion builds them: no array
+ * per row to allocate and collect.
+ */
+export async function insertValues<DB, Returned = never>(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  table: string,
+  columns: readonly string[],
+  values: readonly unknown[],
+  suffix = "",
+): Promise<Returned[]> {
   const returned: Returned[] = [];
+  const rowCount = values.length / columns.length;
   const size = rowsPerStatement(columns);
-  for (let start = 0; start < rows.length; start += size) {
-    const chunk = rows.slice(start, start + size);
-    const parameters: unknown[] = [];
-    for (const row of chunk) for (const value of row) parameters.push(value);
+  for (let start = 0; start < rowCount; start += size) {
+    const rows = Math.min(size, rowCount - start);
+    const parameters =
+      rows === rowCount ? values : values.slice(start * columns.length, (start + rows) * columns.length);
     const result = await db.executeQuery<Returned>(
-      CompiledQuery.raw(statementText(dialect, table, columns, chunk.length, suffix), parameters),
+      CompiledQuery.raw(statementText(dialect, table, columns, rows, suffix), parameters as unknown[]),
     );
     for (const row of result.rows) returned.push(row);
   }

@@ -1,7 +1,7 @@
 // Test cases (contract 7.2) and the aggregates classification and quarantine keep on them (7.3, 7.4).
 import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { HealthStatus, QuarantineSetting } from "../health/classification.ts";
-import { insertRows, placeholders } from "./bulk-insert.ts";
+import { insertValues, placeholders } from "./bulk-insert.ts";
 import type { Dialect, Store } from "./database.ts";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
@@ -58,8 +58,9 @@ const insertColumns = [
 
 const flag = (value: boolean) => (value ? 1 : 0);
 
-function rowValues(testCase: NewTestCase): unknown[] {
-  return [
+/** Appends the test case's values in `insertColumns` order. */
+function pushValues(values: unknown[], testCase: NewTestCase): void {
+  values.push(
     testCase.id,
     testCase.repositoryId,
     testCase.name,
@@ -75,7 +76,7 @@ function rowValues(testCase: NewTestCase): unknown[] {
     testCase.quarantinedAt,
     flag(testCase.settled),
     testCase.firstSeenAt,
-  ];
+  );
 }
 
 export function testCaseFromRow(row: Selectable<TestCasesTable>): TestCase {
@@ -123,6 +124,53 @@ export async function inTestHealthTransaction<T>(
 // Look-ups by id go in chunks: an `in` list of this many ids is one statement on both dialects.
 const LOOKUP_CHUNK = 500;
 
+const HOUR_MS = 3600 * 1000;
+/** Ids a cache holds, about 90 bytes each. */
+const KEY_CACHE_CAPACITY = 250_000;
+
+/**
+ * Keys of test cases seen lately, by id, kept by this process, so that the uploads of a known suite read no key:
+ * with a large suite, those look-ups would cost as much as storing the results. A key never changes while its test
+ * exists, and a test is deleted only once all its results are purged, a day past the retention: the cache starts
+ * over every hour, and learns only from uploads whose results are dated within the last day, so no entry outlives
+ * its test. An upload that fails takes back the keys it handed out, so it empties the cache.
+ */
+export class TestCaseKeyCache {
+  private readonly keys = new Map<string, number>();
+  private since = Number.NEGATIVE_INFINITY;
+
+  /** Called as an upload starts: empties the cache once an hour. */
+  renew(now: number): void {
+    if (now - this.since < HOUR_MS) return;
+    this.keys.clear();
+    this.since = now;
+  }
+
+  get(id: string): number | undefined {
+    return this.keys.get(id);
+  }
+
+  remember(id: string, key: number): void {
+    if (this.keys.has(id)) return;
+    // When full, the id learnt first goes.
+    if (this.keys.size >= KEY_CACHE_CAPACITY) this.keys.delete(this.keys.keys().next().value as string);
+    this.keys.set(id, key);
+  }
+
+  forget(): void {
+    this.keys.clear();
+  }
+}
+
+const keyCaches = new WeakMap<Kysely<Database>, TestCaseKeyCache>();
+
+/** The key cache of a database. */
+export function testCaseKeyCache(db: Kysely<Database>): TestCaseKeyCache {
+  let cache = keyCaches.get(db);
+  if (cache === undefined) keyCaches.set(db, (cache = new TestCaseKeyCache()));
+  return cache;
+}
+
 /** The keys of the test cases among `ids` that exist (read from the id index alone). */
 export async function testCaseKeys(
   db: Kysely<Database>,
@@ -143,21 +191,45 @@ export async function testCaseKeys(
   return keys;
 }
 
-/** Inserts new test cases and returns their keys by id. */
+/**
+ * Hands out the keys of new test cases inside the current test-health transaction, so that their results can be
+ * written without reading the rows back. PostgreSQL draws them from the key's identity sequence (other
+ * repositories' uploads run beside this one); SQLite has a single writer, and this transaction is it, so counting on
+ * from the largest key is safe.
+ */
+export async function testCaseKeyAllocator(
+  db: Kysely<Database>,
+  dialect: Dialect,
+): Promise<(count: number) => Promise<number[]>> {
+  if (dialect === "postgres") {
+    return async (count) => {
+      if (count === 0) return [];
+      const { rows } = await sql<{ key: number }>`
+        select nextval(pg_get_serial_sequence('test_cases', 'key')) as key from generate_series(1, ${count}::int)
+      `.execute(db);
+      return rows.map((row) => Number(row.key));
+    };
+  }
+  const row = await db
+    .selectFrom("test_cases")
+    .select((eb) => eb.fn.max("key").as("largest"))
+    .executeTakeFirst();
+  let largest = Number(row?.largest ?? 0);
+  return async (count) => Array.from({ length: count }, () => ++largest);
+}
+
+/** Inserts new test cases, their keys given by {@link testCaseKeyAllocator}. */
 export async function insertTestCases(
   db: Kysely<Database>,
   dialect: Dialect,
-  testCases: readonly NewTestCase[],
-): Promise<Map<string, number>> {
-  const returned = await insertRows<Database, { key: number; id: string }>(
-    db,
-    dialect,
-    "test_cases",
-    insertColumns,
-    testCases.map(rowValues),
-    `returning "key", "id"`,
-  );
-  return new Map(returned.map((row) => [row.id, row.key]));
+  testCases: readonly TestCase[],
+): Promise<void> {
+  const values: unknown[] = [];
+  for (const testCase of testCases) {
+    values.push(testCase.key);
+    pushValues(values, testCase);
+  }
+  await insertValues(db, dialect, "test_cases", ["key", ...insertColumns], values);
 }
 
 const healthColumns = [
@@ -179,12 +251,17 @@ export async function saveTestCaseHealth(
   if (testCases.length === 0) return;
   // An insert that always conflicts is a multi-row update that both dialects run as one statement.
   const updates = healthColumns.map((column) => `"${column}" = excluded."${column}"`).join(", ");
-  await insertRows(
+  const values: unknown[] = [];
+  for (const testCase of testCases) {
+    values.push(testCase.key);
+    pushValues(values, testCase);
+  }
+  await insertValues(
     db,
     dialect,
     "test_cases",
     ["key", ...insertColumns],
-    testCases.map((testCase) => [testCase.key, ...rowValues(testCase)]),
+    values,
     `on conflict ("key") do update set ${updates}`,
   );
 }

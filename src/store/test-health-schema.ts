@@ -28,6 +28,7 @@ export interface TestCasesTable {
    * and the hourly ageing pass leaves it alone (contract 7.3: classification stays incremental).
    */
   settled: Flag;
+  /** When the service first received a result of the test (retention forgets tests first seen long ago). */
   first_seen_at: number;
 }
 

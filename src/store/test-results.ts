@@ -2,7 +2,7 @@
 import { type Kysely, sql } from "kysely";
 import type { TestRun } from "../health/classification.ts";
 import type { TestOutcome } from "../health/junit-parser.ts";
-import { insertRows } from "./bulk-insert.ts";
+import { insertValues } from "./bulk-insert.ts";
 import type { Dialect } from "./database.ts";
 import type { Database } from "./schema.ts";
 
@@ -55,11 +55,6 @@ export async function recordUploadCounts(
     .execute();
 }
 
-/** One result: [test key, occurred at, upload key, seq, outcome]. */
-export type ResultRow = [number, number, number, number, TestOutcome];
-/** One failure: [test key, occurred at, upload key, seq, repository id, received at, summary]. */
-export type FailureRow = [number, number, number, number, string, number, string];
-
 const resultColumns = ["test_key", "occurred_at", "upload_key", "seq", "outcome"] as const;
 const failureColumns = [
   "test_key",
@@ -71,14 +66,19 @@ const failureColumns = [
   "summary",
 ] as const;
 
+/**
+ * Inserts results and failures given as flat arrays of their columns' values, row after row:
+ * results [test key, occurred at, upload key, seq, outcome], failures [test key, occurred at, upload key, seq,
+ * repository id, received at, summary].
+ */
 export async function insertResults(
   db: Kysely<Database>,
   dialect: Dialect,
-  results: readonly ResultRow[],
-  failures: readonly FailureRow[],
+  results: readonly unknown[],
+  failures: readonly unknown[],
 ): Promise<void> {
-  await insertRows(db, dialect, "test_results", resultColumns, results);
-  await insertRows(db, dialect, "test_failures", failureColumns, failures);
+  await insertValues(db, dialect, "test_results", resultColumns, results);
+  await insertValues(db, dialect, "test_failures", failureColumns, failures);
 }
 
 // Per-test reads go in chunks of this many keys.

@@ -95,6 +95,24 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
     }
   });
 
+  it("takes back the keys of a failed upload, so that later uploads never attach results to the wrong test", async () => {
+    await ingest([{ name: "a" }]);
+    const malformed = "<testsuite><testcase name='x'>";
+    await expect(ingest([junitReport([{ name: "b" }, { name: "c" }]), malformed])).rejects.toThrow(
+      JunitParseError,
+    );
+    await ingest([{ name: "d", outcome: "failed" }]);
+    await ingest([{ name: "b" }]);
+    const [b, d] = [await testNamed("b"), await testNamed("d")];
+    expect(b.key).not.toBe(d.key);
+    const resultsOf = async (key: number) =>
+      (await store.db.selectFrom("test_results").select("outcome").where("test_key", "=", key).execute()).map(
+        (row) => row.outcome,
+      );
+    expect(await resultsOf(b.key)).toEqual(["passed"]);
+    expect(await resultsOf(d.key)).toEqual(["failed"]);
+  });
+
   it("serialises concurrent uploads of one repository", async () => {
     const cases = Array.from({ length: 3000 }, (_, i) => ({ name: `t${i}`, outcome: "failed" as const }));
     const outcomes = await Promise.all([ingest(cases), ingest(cases), ingest(cases)]);
@@ -150,9 +168,13 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
   });
 
   it("purges results after the retention plus a listing snapshot's lifetime, and forgets tests left without any", async () => {
-    await ingest([{ name: "old", outcome: "failed" }, { name: "kept" }], { startedAt: now - 100 * DAY });
+    // Received 100 days ago: a test is forgotten only when it was first seen before the cutoff too.
+    const today = now;
+    now -= 100 * DAY;
+    await ingest([{ name: "old", outcome: "failed" }, { name: "kept" }]);
+    await ingest([{ name: "chosen" }]);
+    now = today;
     await ingest([{ name: "kept" }]);
-    await ingest([{ name: "chosen" }], { startedAt: now - 100 * DAY });
     const chosen = await testNamed("chosen");
     await saveTestCaseHealth(store.db, dialect, [{ ...chosen, quarantineSetting: "never" }]);
     await ingest([{ name: "edge" }], { startedAt: now - 90 * DAY - HOUR });
