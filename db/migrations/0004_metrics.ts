@@ -1,18 +1,27 @@
-// Indexes behind GET /v1/getMergeQueueMetrics (contract 6). The cumulative counters count a queue's whole
-// history at every scrape; covering indexes answer those counts without reading a row. Submissions are counted
-// by (queue_id, state), which the foundation migration indexes; the one-hour windows read transitions and runs
-// through the (queue_id, at) and (queue_id, ended_at) indexes of migration 0003.
-import type { Kysely } from "kysely";
+// The cumulative counters of GET /v1/getMergeQueueMetrics (contract 6: mq_pr_conclusions_total,
+// mq_test_runs_total), kept per queue and advanced in the transaction that saves each queue step, so a scrape
+// reads a handful of rows however long the queue's history grows. Existing history is counted once, here.
+import { type Kysely, sql } from "kysely";
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // mq_test_runs_total{status} and mq_testing_slots_active.
   await db.schema
-    .createIndex("test_runs_by_queue_status")
-    .on("test_runs")
-    .columns(["queue_id", "status"])
+    .createTable("queue_metric_counters")
+    .addColumn("queue_id", "text", (c) => c.notNull().references("queues.id").onDelete("cascade"))
+    .addColumn("metric", "text", (c) => c.notNull())
+    .addColumn("label", "text", (c) => c.notNull())
+    .addColumn("value", "bigint", (c) => c.notNull())
+    .addPrimaryKeyConstraint("queue_metric_counters_pk", ["queue_id", "metric", "label"])
     .execute();
+  await sql`
+    insert into queue_metric_counters (queue_id, metric, label, value)
+    select queue_id, 'pr_conclusions', state, count(*) from pull_request_submissions
+    where state in ('merged', 'failed', 'cancelled') group by queue_id, state`.execute(db);
+  await sql`
+    insert into queue_metric_counters (queue_id, metric, label, value)
+    select queue_id, 'test_runs', status, count(*) from test_runs
+    where status <> 'in_progress' group by queue_id, status`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex("test_runs_by_queue_status").execute();
+  await db.schema.dropTable("queue_metric_counters").execute();
 }

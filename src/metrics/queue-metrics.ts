@@ -4,14 +4,16 @@ import type { Kysely } from "kysely";
 import type { RequeueReason } from "../queue/state.ts";
 import type { Database } from "../store/schema.ts";
 import {
+  type CounterMetric,
+  type CounterRow,
   type CountRow,
+  counters,
   type DurationBuckets,
   type MetricsQueue,
   type MetricsScope,
   queuesInScope,
-  submissionsByState,
+  submissionsInStates,
   testRunDurations,
-  testRunsByStatus,
   timesInQueue,
   transitionsByState,
   transitionsForReasons,
@@ -34,7 +36,7 @@ const queueStates = ["running", "paused", "draining", "switching_modes"] as cons
 /** Contract 5.1: PRs "ready or further" make the depth; not_ready ones await mergeability. */
 const readyStates = ["pending", "testing", "tests_passed", "pending_failure"] as const;
 const conclusions = ["merged", "failed", "cancelled"] as const;
-/** Runs that ended; a run in flight is counted by mq_testing_slots_active instead. */
+/** Runs that ended (the test_runs counter); a run in flight is counted by mq_testing_slots_active instead. */
 const endedRunStatuses = ["succeeded", "failed", "cancelled"] as const;
 /** A test duration is what CI took to decide: abandoned (cancelled) runs never finished testing. */
 const decidedRunStatuses = ["succeeded", "failed"] as const;
@@ -74,6 +76,15 @@ function countsByQueue(rows: readonly CountRow[]): Map<string, Map<string, numbe
   return byQueue;
 }
 
+/** One cumulative counter's values, keyed by queue id, then by label. */
+function counterValues(rows: readonly CounterRow[], metric: CounterMetric): Map<string, Map<string, number>> {
+  return countsByQueue(
+    rows
+      .filter((row) => row.metric === metric)
+      .map((row) => ({ queueId: row.queueId, key: row.label, count: row.value })),
+  );
+}
+
 function sumOf(counts: Map<string, number> | undefined, keys: readonly string[]): number {
   return keys.reduce((total, key) => total + (counts?.get(key) ?? 0), 0);
 }
@@ -103,18 +114,19 @@ export async function queueMetricsExposition(
   const queues = await queuesInScope(db, scope);
   const ids = queues.map((queue) => queue.queueId);
   const since = now - windowMs;
-  const [prStates, runStatuses, concludedInWindow, restartsInWindow, waits, tests, timesToConclusion] =
+  const [queued, counted, concludedInWindow, restartsInWindow, waits, tests, timesToConclusion] =
     await Promise.all([
-      submissionsByState(db, ids),
-      testRunsByStatus(db, ids),
+      submissionsInStates(db, ids, [...readyStates, "not_ready"]),
+      counters(db, ids),
       transitionsByState(db, ids, conclusions, since),
       transitionsForReasons(db, ids, ["pending", "not_ready"], restartReasons, since),
       waitDurations(db, ids, since, boundsMs),
       testRunDurations(db, ids, decidedRunStatuses, since, boundsMs),
       timesInQueue(db, ids, conclusions, since, boundsMs),
     ]);
-  const states = countsByQueue(prStates);
-  const runs = countsByQueue(runStatuses);
+  const states = countsByQueue(queued);
+  const conclusionsTotal = counterValues(counted, "pr_conclusions");
+  const runsTotal = counterValues(counted, "test_runs");
   const concluded = countsByQueue(concludedInWindow);
   const restarts = new Map(restartsInWindow.map((row) => [row.queueId, row.count]));
 
@@ -149,7 +161,7 @@ export async function queueMetricsExposition(
       name: "mq_testing_slots_active",
       help: "Test runs in flight.",
       type: "gauge",
-      samples: perQueue((queue) => sumOf(runs.get(queue.queueId), ["in_progress"])),
+      samples: perQueue((queue) => queue.runsInFlight),
     },
     {
       name: "mq_queue_state",
@@ -197,7 +209,7 @@ export async function queueMetricsExposition(
       help: "PRs that left the queue since it was created, by conclusion.",
       type: "counter",
       samples: perQueueAndLabel("conclusion", conclusions, (queue, conclusion) =>
-        sumOf(states.get(queue.queueId), [conclusion]),
+        sumOf(conclusionsTotal.get(queue.queueId), [conclusion]),
       ),
     },
     {
@@ -205,7 +217,7 @@ export async function queueMetricsExposition(
       help: "Test runs that ended since the queue was created, by final status.",
       type: "counter",
       samples: perQueueAndLabel("status", endedRunStatuses, (queue, status) =>
-        sumOf(runs.get(queue.queueId), [status]),
+        sumOf(runsTotal.get(queue.queueId), [status]),
       ),
     },
   ];

@@ -1,7 +1,9 @@
-// Aggregate reads behind the Prometheus metrics (contract 6). Each figure is a grouped count or sum over an
-// index (migrations 0003 and 0004), so a scrape never loads the rows themselves and every replica reading
-// the same database answers the same.
-import { type Expression, type Kysely, sql } from "kysely";
+// Reads behind the Prometheus metrics (contract 6), and the counters the queue steps advance. Every read is a
+// grouped count or sum over an index, bounded by what is queued now or happened in the last hour, or a handful
+// of counter rows: never the queues' whole history, whose rows are not loaded either. Every replica reading the
+// same database answers the same.
+import { type Expression, type Kysely, sql, type Transaction } from "kysely";
+import { isTerminal, type QueueState } from "../queue/index.ts";
 import type { Database } from "./schema.ts";
 
 /** The queues a scrape covers: an organization's, or one repository's of it. */
@@ -17,6 +19,7 @@ export interface MetricsQueue {
   branch: string;
   /** running, paused, draining or switching_modes, as the queue core last saved it. */
   state: string;
+  runsInFlight: number;
 }
 
 /** Queues in scope, ordered by repository and branch so the exposition is stable. */
@@ -29,12 +32,14 @@ export async function queuesInScope(db: Kysely<Database>, scope: MetricsScope): 
         .onRef("organization_owners.host", "=", "repositories.host")
         .onRef("organization_owners.owner_key", "=", "repositories.owner_key"),
     )
+    .innerJoin("queue_states", "queue_states.queue_id", "queues.id")
     .select([
       "queues.id as queueId",
       "repositories.owner",
       "repositories.name",
       "queues.branch",
       "queues.state",
+      "queue_states.runs_in_flight as runsInFlight",
     ])
     .where("organization_owners.organization_id", "=", scope.organizationId)
     .orderBy("repositories.owner_key")
@@ -50,31 +55,93 @@ export interface CountRow {
   count: number;
 }
 
-/** Submissions per queue and state, all time: the index (queue_id, state) alone answers it. */
-export async function submissionsByState(
+/** Submissions per queue in one of `states` (index submissions_by_queue_state): the PRs queued now. */
+export async function submissionsInStates(
   db: Kysely<Database>,
   queueIds: readonly string[],
+  states: readonly string[],
 ): Promise<CountRow[]> {
   if (queueIds.length === 0) return [];
   return db
     .selectFrom("pull_request_submissions")
     .select(["queue_id as queueId", "state as key", (eb) => eb.fn.countAll<number>().as("count")])
     .where("queue_id", "in", queueIds)
+    .where("state", "in", states)
     .groupBy(["queue_id", "state"])
     .execute();
 }
 
-/** Test runs per queue and status, all time (index test_runs_by_queue_status). */
-export async function testRunsByStatus(
-  db: Kysely<Database>,
-  queueIds: readonly string[],
-): Promise<CountRow[]> {
+/** The cumulative counters a scrape exposes: concluded PRs, and ended runs, per final state. */
+export type CounterMetric = "pr_conclusions" | "test_runs";
+
+export interface CounterIncrement {
+  metric: CounterMetric;
+  label: string;
+}
+
+export interface CounterRow {
+  queueId: string;
+  metric: CounterMetric;
+  label: string;
+  value: number;
+}
+
+export async function counters(db: Kysely<Database>, queueIds: readonly string[]): Promise<CounterRow[]> {
   if (queueIds.length === 0) return [];
-  return db
-    .selectFrom("test_runs")
-    .select(["queue_id as queueId", "status as key", (eb) => eb.fn.countAll<number>().as("count")])
+  const rows = await db
+    .selectFrom("queue_metric_counters")
+    .select(["queue_id as queueId", "metric", "label", "value"])
     .where("queue_id", "in", queueIds)
-    .groupBy(["queue_id", "status"])
+    .execute();
+  return rows as CounterRow[];
+}
+
+/**
+ * What a step did to the counters: one per PR it concluded, one per run it ended. Read from the state diff the
+ * step saves, so each is counted exactly once, in the step's own transaction.
+ */
+export function countersAdvancedBy(previous: QueueState, next: QueueState): CounterIncrement[] {
+  const increments: CounterIncrement[] = [];
+  for (const pr of Object.values(next.prs)) {
+    const before = previous.prs[pr.number];
+    if (before === pr) continue;
+    const known = before?.submissionId === pr.submissionId ? before.history.length : 0;
+    for (const { state } of pr.history.slice(known)) {
+      if (isTerminal(state)) increments.push({ metric: "pr_conclusions", label: state });
+    }
+  }
+  for (const run of Object.values(next.runs)) {
+    const before = previous.runs[run.id];
+    if (run.status !== "in_progress" && (before === undefined || before.status === "in_progress")) {
+      increments.push({ metric: "test_runs", label: run.status });
+    }
+  }
+  return increments;
+}
+
+/** Adds one per increment to the queue's counters; call in the transaction that saves the step. */
+export async function advanceCounters(
+  trx: Transaction<Database>,
+  queueId: string,
+  increments: readonly CounterIncrement[],
+): Promise<void> {
+  // One row per counter: PostgreSQL refuses an upsert that touches the same row twice.
+  const sums = new Map<string, { metric: CounterMetric; label: string; value: number }>();
+  for (const { metric, label } of increments) {
+    const key = `${metric}\u0000${label}`;
+    const sum = sums.get(key) ?? { metric, label, value: 0 };
+    sum.value += 1;
+    sums.set(key, sum);
+  }
+  if (sums.size === 0) return;
+  await trx
+    .insertInto("queue_metric_counters")
+    .values([...sums.values()].map((sum) => ({ queue_id: queueId, ...sum })))
+    .onConflict((oc) =>
+      oc.columns(["queue_id", "metric", "label"]).doUpdateSet((eb) => ({
+        value: eb("queue_metric_counters.value", "+", eb.ref("excluded.value")),
+      })),
+    )
     .execute();
 }
 

@@ -11,6 +11,7 @@ import {
 } from "../queue/index.ts";
 import type { Dialect } from "./database.ts";
 import { newId } from "./ids.ts";
+import { advanceCounters, countersAdvancedBy } from "./queue-metrics.ts";
 import { queueColumns } from "./queues.ts";
 import type { Database } from "./schema.ts";
 
@@ -137,6 +138,7 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
   }
   await projectSubmissions(trx, stored.state, next);
   await projectTestRuns(trx, stored.state, next, step.prUrl);
+  await advanceCounters(trx, stored.queueId, countersAdvancedBy(stored.state, next));
   await projectQueueSettings(trx, stored.state, next, now);
 }
 

@@ -2,6 +2,7 @@
 // foundation migration), so the same rows come back from SQLite and PostgreSQL.
 import type { Generated } from "kysely";
 import type { QueueEngineTables } from "./engine-schema.ts";
+import type { MetricsTables } from "./metrics-schema.ts";
 import type { TestHealthTables } from "./test-health-schema.ts";
 
 export type Flag = 0 | 1;
@@ -90,7 +91,7 @@ export interface PullRequestSubmissionsTable {
   record: Generated<string>;
 }
 
-export interface Database extends QueueEngineTables, TestHealthTables {
+export interface Database extends QueueEngineTables, TestHealthTables, MetricsTables {
   organizations: OrganizationsTable;
   organization_owners: OrganizationOwnersTable;
   api_tokens: ApiTokensTable;
