@@ -93,22 +93,26 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const port = integer("PORT", 3000, 1, 65535);
+  const testResultsRetentionDays = integer("TEST_RESULTS_RETENTION_DAYS", 90, 1, 3650);
+  const pollIntervalSeconds = integer("POLL_INTERVAL_SECONDS", 60, 5, 3600);
   const operatorMetrics = flag("OPERATOR_METRICS");
   const githubApp = readGitHubApp(read, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
+  const gheHost = read("GHE_HOST")?.toLowerCase();
   return {
     port,
     host: read("HOST"),
     databaseUrl,
-    githubHost: (read("GHE_HOST") ?? "github.com").toLowerCase(),
-    githubWebUrl: `${read("GHE_HOST") === undefined ? "https" : (read("GHE_PROTOCOL") ?? "https")}://${(read("GHE_HOST") ?? "github.com").toLowerCase()}`,
+    githubHost: gheHost ?? "github.com",
+    githubWebUrl:
+      gheHost === undefined ? "https://github.com" : `${read("GHE_PROTOCOL") ?? "https"}://${gheHost}`,
     githubApp,
     webhookSecret: read("WEBHOOK_SECRET"),
     testBranchPrefix,
     publicUrl: (publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ""),
-    testResultsRetentionDays: integer("TEST_RESULTS_RETENTION_DAYS", 90, 1, 3650),
-    pollIntervalSeconds: integer("POLL_INTERVAL_SECONDS", 60, 5, 3600),
+    testResultsRetentionDays,
+    pollIntervalSeconds,
     logLevel,
     operatorMetrics,
   };

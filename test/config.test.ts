@@ -65,6 +65,11 @@ describe("configuration from the environment", () => {
     }
   });
 
+  it("refuses out-of-range retention and polling intervals instead of ignoring them", () => {
+    expect(() => loadConfig({ TEST_RESULTS_RETENTION_DAYS: "0" })).toThrow(/TEST_RESULTS_RETENTION_DAYS/);
+    expect(() => loadConfig({ POLL_INTERVAL_SECONDS: "1" })).toThrow(/POLL_INTERVAL_SECONDS/);
+  });
+
   it("refuses a test branch prefix git would refuse", () => {
     expect(() => loadConfig({ TEST_BRANCH_PREFIX: "mq queue/" })).toThrow(/TEST_BRANCH_PREFIX/);
   });
