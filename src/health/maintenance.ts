@@ -47,7 +47,8 @@ export async function maintainTestHealth(deps: MaintenanceDependencies): Promise
       deleteForgottenTestCases(trx, repositoryId, cutoff),
     );
   }
-  // No cached key can belong to a forgotten test (see TestCaseKeyCache); dropping them costs one look-up per test.
+  // By its rules the key cache holds no forgotten test (see TestCaseKeyCache); emptying it too costs one look-up
+  // per test at the next upload, and keeps a stale key from ever reaching the results.
   if (forgottenTests > 0) testCaseKeyCache(store.db).forget();
 
   let reclassifiedTests = 0;
