@@ -1,7 +1,7 @@
 // Ingestion of an upload of JUnit reports (contract 7.1): streamed parsing, batched inserts, and incremental
 // classification of the tests the upload touched (7.3), all in one transaction so that an upload is stored all or
-// nothing. Memory is bounded by the batch size, not by the size of the reports: only the failing tests (which the
-// answer lists) and the repository's unsettled tests are remembered across batches.
+// nothing. Memory is bounded by the batch size, not by the size of the reports: across batches only the failing
+// tests (which the answer lists), the repository's unsettled tests and the bounded key cache are remembered.
 import type { Transaction } from "kysely";
 import type { Dialect, Store } from "../store/database.ts";
 import type { Repository } from "../store/repositories.ts";
