@@ -1,9 +1,10 @@
 import { request as httpRequest } from "node:http";
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { revokeToken } from "../../src/store/tokens.ts";
-import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
-import { createTestStore, type TestStore } from "../support/database.ts";
+import { type TestServer, tokenFor, useTestServer } from "../support/api-server.ts";
+import type { TestStore } from "../support/database.ts";
+import { useNockedGitHub } from "../support/nock-github.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
 const MiB = 1024 * 1024;
@@ -57,23 +58,12 @@ function sendLargeBody(url: string, token: string, totalBytes: number, declareLe
 }
 
 describe("errors are problem JSON with a stable code", () => {
+  useNockedGitHub({ strict: false });
+  const fixture = useTestServer();
   let store: TestStore;
   let server: TestServer;
   let token: string;
-
-  beforeAll(() => nock.disableNetConnect());
-  afterAll(() => nock.enableNetConnect());
-  beforeEach(async () => {
-    nock.enableNetConnect("127.0.0.1");
-    store = await createTestStore("sqlite");
-    server = await startTestServer(store);
-    token = await tokenFor(store, "acme");
-  });
-  afterEach(async () => {
-    nock.cleanAll();
-    await server.close();
-    await store.destroy();
-  });
+  beforeEach(() => ({ store, server, token } = fixture));
 
   const expectProblem = async (response: Response, status: number, code: string) => {
     expect(response.status).toBe(status);

@@ -1,12 +1,13 @@
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { testCaseId } from "../../src/health/test-identity.ts";
 import { DEFAULT_QUEUE_SETTINGS } from "../../src/queue/index.ts";
 import { newId } from "../../src/store/ids.ts";
 import { insertQueue } from "../../src/store/queues.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
-import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
-import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { type TestServer, useTestServer } from "../support/api-server.ts";
+import { type TestStore, testDialects } from "../support/database.ts";
+import { useNockedGitHub } from "../support/nock-github.ts";
 import { type CaseSpec, githubRepository, junitReport, testInstallationId } from "../support/test-health.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
@@ -24,25 +25,16 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
   let now: number;
   let repository: Repository;
 
-  beforeAll(() => nock.disableNetConnect());
-  afterAll(() => nock.enableNetConnect());
-  beforeEach(async () => {
-    nock.enableNetConnect("127.0.0.1");
-    now = Date.parse("2026-11-21T12:00:00.000Z");
-    store = await createTestStore(dialect);
-    server = await startTestServer(store, {
-      clock: () => now,
-      env: { PUBLIC_URL: "https://switchyard.example" },
-    });
-    token = await tokenFor(store, "acme");
-    repository = await rememberRepository(store.db, { ...repo, installationId: testInstallationId }, now);
+  useNockedGitHub({ strict: true });
+  const fixture = useTestServer({
+    dialect,
+    clock: () => now,
+    env: { PUBLIC_URL: "https://switchyard.example" },
   });
-  afterEach(async () => {
-    const pending = nock.pendingMocks();
-    nock.cleanAll();
-    await server.close();
-    await store.destroy();
-    expect(pending).toEqual([]);
+  beforeEach(async () => {
+    now = Date.parse("2026-11-21T12:00:00.000Z");
+    ({ store, server, token } = fixture);
+    repository = await rememberRepository(store.db, { ...repo, installationId: testInstallationId }, now);
   });
 
   const post = async (path: string, body: unknown, as = token) => {

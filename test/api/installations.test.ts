@@ -1,7 +1,8 @@
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
-import { createTestStore, type TestStore } from "../support/database.ts";
+import { beforeEach, describe, expect, it } from "vitest";
+import { type TestServer, useTestServer } from "../support/api-server.ts";
+import type { TestStore } from "../support/database.ts";
+import { useNockedGitHub } from "../support/nock-github.ts";
 import { deliverWebhook } from "../support/webhooks.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
@@ -19,25 +20,12 @@ function mainBranchReadable(installationId = installation.id) {
 }
 
 describe("installation webhooks keep the installed repositories", () => {
+  useNockedGitHub({ strict: true });
+  const fixture = useTestServer();
   let store: TestStore;
   let server: TestServer;
   let token: string;
-
-  beforeAll(() => nock.disableNetConnect());
-  afterAll(() => nock.enableNetConnect());
-  beforeEach(async () => {
-    nock.enableNetConnect("127.0.0.1");
-    store = await createTestStore("sqlite");
-    server = await startTestServer(store);
-    token = await tokenFor(store, "acme");
-  });
-  afterEach(async () => {
-    const pending = nock.pendingMocks();
-    nock.cleanAll();
-    await server.close();
-    await store.destroy();
-    expect(pending).toEqual([]);
-  });
+  beforeEach(() => ({ store, server, token } = fixture));
 
   it("an installation makes its repositories usable without asking GitHub", async () => {
     const delivered = await deliverWebhook(server.url, "installation", {

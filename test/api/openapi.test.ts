@@ -1,21 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type TestServer, startTestServer } from "../support/api-server.ts";
-import { createTestStore, type TestStore } from "../support/database.ts";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "../support/api-server.ts";
 
 describe("GET /v1/openapi.json", () => {
-  let store: TestStore;
-  let server: TestServer;
-  beforeEach(async () => {
-    store = await createTestStore("sqlite");
-    server = await startTestServer(store);
-  });
-  afterEach(async () => {
-    await server.close();
-    await store.destroy();
-  });
+  const fixture = useTestServer();
 
   it("describes every /v1 operation with the schemas that validate requests, without a token", async () => {
-    const response = await fetch(`${server.url}/v1/openapi.json`);
+    const response = await fetch(`${fixture.server.url}/v1/openapi.json`);
     expect(response.status).toBe(200);
     const document = (await response.json()) as any;
     expect(document.openapi).toBe("3.1.0");

@@ -1,15 +1,15 @@
 // The `/merge` comment handler, the Probot way: a real-shaped webhook in, the exact GitHub calls out.
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_QUEUE_SETTINGS, initialQueueState } from "../../src/queue/index.ts";
 import { insertQueue } from "../../src/store/queues.ts";
 import { insertQueueState } from "../../src/store/queue-states.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
-import { type TestServer, startTestServer } from "../support/api-server.ts";
-import { createTestStore, type TestStore } from "../support/database.ts";
+import { type TestServer, useTestServer } from "../support/api-server.ts";
+import type { TestStore } from "../support/database.ts";
+import { githubApi as api, useNockedGitHub } from "../support/nock-github.ts";
 import { deliverWebhook } from "../support/webhooks.ts";
 
-const api = "https://api.github.com";
 const headSha = "1".repeat(40);
 
 function commentPayload(body: string, login: string) {
@@ -48,15 +48,13 @@ const pullRequest = {
 };
 
 describe("/merge comments", () => {
+  useNockedGitHub({ strict: true });
+  const fixture = useTestServer();
   let store: TestStore;
   let server: TestServer;
 
-  beforeAll(() => nock.disableNetConnect());
-  afterAll(() => nock.enableNetConnect());
   beforeEach(async () => {
-    nock.enableNetConnect("127.0.0.1");
-    store = await createTestStore("sqlite");
-    server = await startTestServer(store);
+    ({ store, server } = fixture);
     const repository = await rememberRepository(
       store.db,
       { host: "github.com", owner: "acme", name: "widgets", installationId: 4242 },
@@ -83,14 +81,6 @@ describe("/merge comments", () => {
       .post("/app/installations/4242/access_tokens")
       .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" });
     nock(api).get("/repos/acme/widgets/pulls/7").reply(200, pullRequest);
-  });
-  afterEach(async () => {
-    await server.engine.settle();
-    const pending = nock.pendingMocks();
-    nock.cleanAll();
-    await server.close();
-    await store.destroy();
-    expect(pending).toEqual([]);
   });
 
   it("queues the PR for a writer: a reaction, a pending status on the head and one comment", async () => {

@@ -6,8 +6,10 @@ import { createNodeMiddleware } from "probot";
 import { switchyardApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { MergeQueueEngine } from "../../src/runner/engine.ts";
-import type { Store } from "../../src/store/database.ts";
+import type { Dialect, Store } from "../../src/store/database.ts";
 import { createToken } from "../../src/store/tokens.ts";
+import { afterEach, beforeEach } from "vitest";
+import { createTestStore, type TestStore } from "./database.ts";
 import { testProbot } from "./github-app.ts";
 
 export interface TestServer {
@@ -75,4 +77,31 @@ export async function tokenFor(store: Store, organization: string, owners: strin
     now: Date.now(),
   });
   return token;
+}
+
+export interface ServerFixture {
+  store: TestStore;
+  server: TestServer;
+  /** A token of the organization `acme`. */
+  token: string;
+}
+
+/** A fresh database and app for each test of the file, torn down after it. */
+export function useTestServer(
+  options: { dialect?: Dialect; clock?: () => number; env?: Record<string, string> } = {},
+): ServerFixture {
+  const fixture = {} as ServerFixture;
+  beforeEach(async () => {
+    fixture.store = await createTestStore(options.dialect ?? "sqlite");
+    fixture.server = await startTestServer(fixture.store, {
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
+    fixture.token = await tokenFor(fixture.store, "acme");
+  });
+  afterEach(async () => {
+    await fixture.server.close();
+    await fixture.store.destroy();
+  });
+  return fixture;
 }
