@@ -30,7 +30,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable("test_cases")
     .addColumn("key", postgres ? "bigint" : "integer", integerKey)
     .addColumn("id", "text", (c) => c.notNull().unique())
-    .addColumn("repository_id", "text", (c) => c.notNull().references("repositories.id").onDelete("cascade"))
+    .addColumn("repository_id", "text", (c) => c.notNull())
     .addColumn("name", "text", (c) => c.notNull())
     .addColumn("classname", "text", (c) => c.notNull())
     .addColumn("parent", "text", (c) => c.notNull())
@@ -44,6 +44,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("quarantined_at", "bigint")
     .addColumn("settled", "integer", (c) => c.notNull())
     .addColumn("first_seen_at", "bigint", (c) => c.notNull())
+    // On SQLite an immediate foreign key would make each multi-row insert of new tests keep a statement journal,
+    // a copy of every page it changes, so that a violation could undo the statement's other rows: checked at the
+    // commit instead, it costs only the look-up of the repository. PostgreSQL would hold a deferred check per row
+    // until the commit, so there it stays immediate.
+    .addForeignKeyConstraint("test_cases_repository", ["repository_id"], "repositories", ["id"], (fk) =>
+      postgres ? fk.onDelete("cascade") : fk.onDelete("cascade").deferrable().initiallyDeferred(),
+    )
     .execute();
   // The tests whose status rests on failures in the window: an upload reads them (every other test stays
   // healthy when it passes), and the hourly pass reclassifies them as their evidence ages.

@@ -74,6 +74,10 @@ export interface UploadOutcome {
 /** One test of a batch: its first test case element, and every attempt of every element with its identity. */
 interface TouchedTest {
   id: string;
+  /** Its key, once known: from the key cache, the database, or handed out for a new test. */
+  key: number | undefined;
+  /** Whether the key came from the key cache (which then needs no telling). */
+  cached: boolean;
   testCase: ParsedTestCase;
   attempts: TestAttempt[];
   /** The upload-wide position of each attempt: re-runs keep their order. */
@@ -154,6 +158,8 @@ class Ingestion {
       })) {
         testResults += batch.length;
         const touched = new Map<string, TouchedTest>();
+        // Tests the key cache does not know, to be read from the database or created.
+        const unknown: TouchedTest[] = [];
         for (const testCase of batch) {
           const id = testCaseId(repository, {
             filePath: testCase.filePath,
@@ -164,8 +170,11 @@ class Ingestion {
           });
           let test = touched.get(id);
           if (test === undefined) {
+            const key = keyCache.get(id);
             test = {
               id,
+              key,
+              cached: key !== undefined,
               testCase,
               attempts: [],
               seqs: [],
@@ -174,6 +183,7 @@ class Ingestion {
               isNew: false,
             };
             touched.set(id, test);
+            if (key === undefined) unknown.push(test);
           }
           for (const attempt of testCase.attempts) {
             test.attempts.push(attempt);
@@ -183,17 +193,15 @@ class Ingestion {
           if (testCase.outcome === "failed") test.failedFinally = true;
         }
 
-        const keys = new Map<string, number>();
-        const unknown: string[] = [];
-        for (const id of touched.keys()) {
-          const key = keyCache.get(id);
-          if (key === undefined) unknown.push(id);
-          else keys.set(id, key);
-        }
-        for (const [id, key] of await testCaseKeys(trx, dialect, unknown)) keys.set(id, key);
+        const stored = await testCaseKeys(
+          trx,
+          dialect,
+          unknown.map((test) => test.id),
+        );
         const firstSeen: TouchedTest[] = [];
-        for (const test of touched.values()) {
-          if (keys.has(test.id)) continue;
+        for (const test of unknown) {
+          test.key = stored.get(test.id);
+          if (test.key !== undefined) continue;
           test.isNew = true;
           firstSeen.push(test);
         }
@@ -203,7 +211,7 @@ class Ingestion {
         const newTestCases: TestCase[] = [];
         for (const [index, test] of firstSeen.entries()) {
           const key = newKeys[index] as number;
-          keys.set(test.id, key);
+          test.key = key;
           const health = firstHealth(this.classifyNew(test), now);
           if (!health.settled) unsettled.add(key);
           newTestCases.push({
@@ -233,7 +241,7 @@ class Ingestion {
         const failures: unknown[] = [];
         const toReclassify: number[] = [];
         for (const test of touched.values()) {
-          const key = keys.get(test.id) as number;
+          const key = test.key as number;
           for (const [index, attempt] of test.attempts.entries()) {
             const attemptSeq = test.seqs[index] as number;
             results.push(key, occurredAt, uploadKey, attemptSeq, attempt.outcome);
@@ -242,7 +250,7 @@ class Ingestion {
             failures.push(key, occurredAt, uploadKey, attemptSeq, repository.id, now, summary);
           }
           if (test.failedFinally) failing.add(key);
-          if (this.feedsKeyCache) keyCache.remember(test.id, key);
+          if (this.feedsKeyCache && !test.cached) keyCache.remember(test.id, key);
           // New tests were classified from these very results; a settled test that only passed stays settled.
           if (!test.isNew && (test.anyFailed || unsettled.has(key))) toReclassify.push(key);
         }

@@ -91,6 +91,12 @@ type Frame =
   | { kind: "result" }
   | { kind: "ignored" };
 
+// The frames without data are shared: a report opens several elements per test case.
+const CONTAINER: Frame = { kind: "container" };
+const CASE: Frame = { kind: "case" };
+const RESULT: Frame = { kind: "result" };
+const IGNORED: Frame = { kind: "ignored" };
+
 interface CaseBuilder {
   name: string;
   classname: string;
@@ -203,7 +209,7 @@ export class JunitDocumentParser {
   private frameFor(tag: SaxesTagPlain, parent: Frame | undefined): Frame {
     const attributes = tag.attributes;
     if (parent === undefined || parent.kind === "container" || parent.kind === "suite") {
-      if (tag.name === "testsuites") return { kind: "container" };
+      if (tag.name === "testsuites") return CONTAINER;
       if (tag.name === "testsuite") {
         const inherited = this.innermostSuite();
         return {
@@ -225,9 +231,9 @@ export class JunitDocumentParser {
           flakes: [],
           skipped: false,
         };
-        return { kind: "case" };
+        return CASE;
       }
-      return { kind: "ignored" };
+      return IGNORED;
     }
     if (parent.kind === "case") {
       const result = RESULT_ELEMENTS.get(tag.name);
@@ -241,16 +247,16 @@ export class JunitDocumentParser {
           textChars: 0,
           truncated: false,
         };
-        return { kind: "result" };
+        return RESULT;
       }
       if (tag.name === "skipped" && this.currentCase !== null) this.currentCase.skipped = true;
-      return { kind: "ignored" };
+      return IGNORED;
     }
     // Inside a rerun or flaky element Surefire nests the trace in <stackTrace>, next to the captured output.
     if (parent.kind === "result" && tag.name !== "system-out" && tag.name !== "system-err") {
-      return { kind: "result" };
+      return RESULT;
     }
-    return { kind: "ignored" };
+    return IGNORED;
   }
 
   private innermostSuite(): { name: string; filePath: string } | undefined {

@@ -81,6 +81,14 @@ describe("test identity (contract 7.2)", () => {
     );
   });
 
+  it("agrees with the uuid package for names of any length", () => {
+    for (const length of [5000, 6000, 20_000]) {
+      const name = "é".repeat(length);
+      expect(testCaseId(repo, { name })).toBe(uuidv5(`github.com/acme/widgets####${name}#`, uuidv5.URL));
+    }
+    expect(testCaseId(repo, key)).toBe("8756c48b-7e01-53a2-a438-cec57e4fc9c7");
+  });
+
   it("depends on the order of the fields", () => {
     expect(testCaseId(repo, { classname: "a", parent: "b" })).not.toBe(
       testCaseId(repo, { classname: "b", parent: "a" }),
