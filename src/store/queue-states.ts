@@ -147,7 +147,7 @@ async function projectSubmissions(trx: Transaction<Database>, previous: QueueSta
   for (const [key, pr] of Object.entries(next.prs)) {
     const before = previous.prs[Number(key)];
     if (before === pr) continue;
-    const record = JSON.stringify(pullRequestView(next, pr.number));
+    const view = pullRequestView(next, pr.number);
     const row = {
       state: pr.state,
       state_reason: pr.stateReason,
@@ -158,9 +158,9 @@ async function projectSubmissions(trx: Transaction<Database>, previous: QueueSta
       pr_base_branch: pr.baseBranch,
       priority_value: pr.priorityValue,
       used_default_priority: pr.usedDefaultPriority ? 1 : 0,
-      skip_the_line: pr.priorityValue === 0 ? 1 : 0,
+      skip_the_line: view?.skipTheLine ? 1 : 0,
       no_batch: pr.noBatch ? 1 : 0,
-      record,
+      record: JSON.stringify(view),
     } as const;
     await trx
       .insertInto("pull_request_submissions")
