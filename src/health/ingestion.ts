@@ -8,8 +8,9 @@ import type { Repository } from "../store/repositories.ts";
 import type { Database } from "../store/schema.ts";
 import {
   inTestHealthTransaction,
-  insertTestCases,
+  insertNewTestCases,
   loadTestCases,
+  type NewTestCases,
   type TestCase,
   type TestCaseKeyCache,
   testCaseKeyAllocator,
@@ -86,6 +87,8 @@ interface TouchedTest {
   failedFinally: boolean;
   /** Seen for the first time in this batch: classified from these results alone. */
   isNew: boolean;
+  /** A new test's health is settled (see TestCasesTable.settled). */
+  settled: boolean;
 }
 
 /** Parses and stores an upload. Throws the parser's JunitParseError, after rolling everything back. */
@@ -106,6 +109,8 @@ class Ingestion {
   private readonly occurredAt: number;
   /** Whether the upload's keys may be cached (see TestCaseKeyCache). */
   private readonly feedsKeyCache: boolean;
+  /** Whether most tests of the upload's last batch were new. */
+  private expectNewTests = false;
 
   constructor(
     private readonly dialect: Dialect,
@@ -181,6 +186,7 @@ class Ingestion {
               anyFailed: false,
               failedFinally: false,
               isNew: false,
+              settled: true,
             };
             touched.set(id, test);
             if (key === undefined) unknown.push(test);
@@ -193,47 +199,23 @@ class Ingestion {
           if (testCase.outcome === "failed") test.failedFinally = true;
         }
 
-        const stored = await testCaseKeys(
-          trx,
-          dialect,
-          unknown.map((test) => test.id),
-        );
+        // While the upload's tests keep turning out new (a suite's first upload), they are inserted straight away
+        // and only the ones that existed after all are looked up; otherwise they are looked up first.
+        const stored = this.expectNewTests
+          ? new Map<string, number>()
+          : await testCaseKeys(
+              trx,
+              dialect,
+              unknown.map((test) => test.id),
+            );
         const firstSeen: TouchedTest[] = [];
         for (const test of unknown) {
           test.key = stored.get(test.id);
-          if (test.key !== undefined) continue;
-          test.isNew = true;
-          firstSeen.push(test);
+          if (test.key === undefined) firstSeen.push(test);
         }
-        // In id order, the new entries of the id index go in one sweep instead of at random places.
-        firstSeen.sort((a, b) => (a.id < b.id ? -1 : 1));
-        const newKeys = await nextKeys(firstSeen.length);
-        const newTestCases: TestCase[] = [];
-        for (const [index, test] of firstSeen.entries()) {
-          const key = newKeys[index] as number;
-          test.key = key;
-          const health = firstHealth(this.classifyNew(test), now);
-          if (!health.settled) unsettled.add(key);
-          newTestCases.push({
-            key,
-            id: test.id,
-            repositoryId: repository.id,
-            name: test.testCase.name,
-            classname: test.testCase.classname,
-            parent: test.testCase.parent,
-            filePath: test.testCase.filePath,
-            variant,
-            status: health.status,
-            statusReason: health.statusReason,
-            statusChangedAt: health.statusChangedAt,
-            quarantineSetting: health.quarantineSetting,
-            quarantined: health.quarantined,
-            quarantinedAt: health.quarantinedAt,
-            settled: health.settled,
-            firstSeenAt: now,
-          });
-        }
-        await insertTestCases(trx, dialect, newTestCases);
+        const created = await this.createTestCases(trx, firstSeen, nextKeys);
+        for (const test of created) if (!test.settled) unsettled.add(test.key as number);
+        this.expectNewTests = created.length > unknown.length / 2;
 
         // Flat rows: [test key, occurred at, upload key, seq, outcome] and, for failures,
         // [test key, occurred at, upload key, seq, repository, received at, summary].
@@ -264,6 +246,53 @@ class Ingestion {
 
     await recordUploadCounts(trx, uploadKey, { testResults, failures: failing.size });
     return outcome(this.upload.id, testResults, await loadTestCases(trx, [...failing]), failing);
+  }
+
+  /**
+   * Inserts the tests that were not found, unless they exist after all, and gives each its key; those it created
+   * are marked new and returned.
+   */
+  private async createTestCases(
+    trx: Transaction<Database>,
+    tests: TouchedTest[],
+    nextKeys: (count: number) => Promise<number[]>,
+  ): Promise<TouchedTest[]> {
+    if (tests.length === 0) return [];
+    const { repository, variant, now } = this.input;
+    // In id order, the new entries of the id index go in one sweep instead of at random places.
+    tests.sort((a, b) => (a.id < b.id ? -1 : 1));
+    const keys = await nextKeys(tests.length);
+    // Tests that share a classification share their health, which each insert binds once.
+    const groups = new Map<string, NewTestCases>();
+    for (const [index, test] of tests.entries()) {
+      test.key = keys[index] as number;
+      test.isNew = true;
+      const classification = this.classifyNew(test);
+      const groupKey = `${classification.value}\u0000${classification.reason}`;
+      let group = groups.get(groupKey);
+      if (group === undefined) {
+        const health = firstHealth(classification, now);
+        group = { repositoryId: repository.id, variant, firstSeenAt: now, health, tests: [] };
+        groups.set(groupKey, group);
+      }
+      test.settled = group.health.settled;
+      const { name, classname, parent, filePath } = test.testCase;
+      group.tests.push({ key: test.key, id: test.id, name, classname, parent, filePath });
+    }
+    let inserted = 0;
+    for (const group of groups.values()) inserted += await insertNewTestCases(trx, this.dialect, group);
+    if (inserted === tests.length) return tests;
+    const stored = await testCaseKeys(
+      trx,
+      this.dialect,
+      tests.map((test) => test.id),
+    );
+    for (const test of tests) {
+      const key = stored.get(test.id) as number;
+      test.isNew = key === test.key;
+      test.key = key;
+    }
+    return tests.filter((test) => test.isNew);
   }
 
   private classifyNew(test: TouchedTest): Classification {

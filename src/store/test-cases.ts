@@ -36,8 +36,6 @@ export interface TestCase extends TestCaseIdentity, TestCaseHealth {
   firstSeenAt: number;
 }
 
-export type NewTestCase = Omit<TestCase, "key">;
-
 const insertColumns = [
   "id",
   "repository_id",
@@ -59,7 +57,7 @@ const insertColumns = [
 const flag = (value: boolean) => (value ? 1 : 0);
 
 /** Appends the test case's values in `insertColumns` order. */
-function pushValues(values: unknown[], testCase: NewTestCase): void {
+function pushValues(values: unknown[], testCase: TestCase): void {
   values.push(
     testCase.id,
     testCase.repositoryId,
@@ -317,18 +315,39 @@ export async function testCaseKeyAllocator(
   return async (count) => Array.from({ length: count }, () => ++largest);
 }
 
-/** Inserts new test cases, their keys given by {@link testCaseKeyAllocator}. */
-export async function insertTestCases(
+/** Test cases seen for the first time together, with the same health: the new tests of a batch that share a classification. */
+export interface NewTestCases {
+  repositoryId: string;
+  variant: string;
+  firstSeenAt: number;
+  health: TestCaseHealth;
+  /** Each with its key, given by {@link testCaseKeyAllocator}. */
+  tests: Pick<TestCase, "key" | "id" | "name" | "classname" | "parent" | "filePath">[];
+}
+
+const identityColumns = ["key", "id", "name", "classname", "parent", "file_path"] as const;
+
+/**
+ * Inserts new test cases, each unless a test with its id exists (then it keeps its key and health). Returns how many
+ * were inserted: when that is all of them, no test needs looking up.
+ */
+export async function insertNewTestCases(
   db: Kysely<Database>,
   dialect: Dialect,
-  testCases: readonly TestCase[],
-): Promise<void> {
+  group: NewTestCases,
+): Promise<number> {
   const values: unknown[] = [];
-  for (const testCase of testCases) {
-    values.push(testCase.key);
-    pushValues(values, testCase);
-  }
-  await insertValues(db, dialect, "test_cases", ["key", ...insertColumns], values);
+  for (const test of group.tests)
+    values.push(test.key, test.id, test.name, test.classname, test.parent, test.filePath);
+  const { health } = group;
+  const shared = {
+    columns: ["repository_id", "variant", "first_seen_at", ...healthColumns],
+    values: [group.repositoryId, group.variant, group.firstSeenAt, ...healthValues(health)],
+  };
+  return insertValues(db, dialect, "test_cases", identityColumns, values, {
+    shared,
+    suffix: `on conflict ("id") do nothing`,
+  });
 }
 
 const healthColumns = [
@@ -340,6 +359,17 @@ const healthColumns = [
   "quarantined_at",
   "settled",
 ] as const;
+
+/** The values of `healthColumns`. */
+const healthValues = (health: TestCaseHealth) => [
+  health.status,
+  health.statusReason,
+  health.statusChangedAt,
+  health.quarantineSetting,
+  flag(health.quarantined),
+  health.quarantinedAt,
+  flag(health.settled),
+];
 
 /** Writes the health of existing test cases (their identity never changes). */
 export async function saveTestCaseHealth(
@@ -355,14 +385,9 @@ export async function saveTestCaseHealth(
     values.push(testCase.key);
     pushValues(values, testCase);
   }
-  await insertValues(
-    db,
-    dialect,
-    "test_cases",
-    ["key", ...insertColumns],
-    values,
-    `on conflict ("key") do update set ${updates}`,
-  );
+  await insertValues(db, dialect, "test_cases", ["key", ...insertColumns], values, {
+    suffix: `on conflict ("key") do update set ${updates}`,
+  });
 }
 
 export async function loadTestCases(db: Kysely<Database>, keys: readonly number[]): Promise<TestCase[]> {

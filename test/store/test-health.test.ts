@@ -8,7 +8,12 @@ import type { RepositoryFacts } from "../../src/health/repository-facts.ts";
 import { testCaseId } from "../../src/health/test-identity.ts";
 import { newId } from "../../src/store/ids.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
-import { findTestCase, saveTestCaseHealth, type TestCase } from "../../src/store/test-cases.ts";
+import {
+  findTestCase,
+  saveTestCaseHealth,
+  type TestCase,
+  testCaseKeyCache,
+} from "../../src/store/test-cases.ts";
 import { failingTestsPage, type FailureCountKey, type PagePosition } from "../../src/store/test-listings.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 import { type CaseSpec, junitReport } from "../support/test-health.ts";
@@ -111,6 +116,34 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
       );
     expect(await resultsOf(b.key)).toEqual(["passed"]);
     expect(await resultsOf(d.key)).toEqual(["failed"]);
+  });
+
+  it("finds the tests it already stores when an upload that began with new ones goes on with known ones", async () => {
+    const known = Array.from({ length: 3000 }, (_, i) => ({ name: `known${i}`, outcome: "failed" as const }));
+    await ingest(known);
+    // As after a restart: nothing remembers the known tests' keys, and the first batch holds only new tests.
+    testCaseKeyCache(store.db).forget();
+    const fresh = Array.from({ length: 3000 }, (_, i) => ({ name: `new${i}` }));
+    const outcome = await ingest([...fresh, ...known.map(({ name }) => ({ name }))], {
+      commitSha: "b".repeat(40),
+    });
+    expect(outcome.testResults).toBe(6000);
+    expect(await count("test_cases")).toBe(6000);
+    const results = async (name: string) =>
+      (
+        await store.db
+          .selectFrom("test_results")
+          .select("outcome")
+          .where("test_key", "=", (await testNamed(name)).key)
+          .orderBy("occurred_at")
+          .execute()
+      ).map((row) => row.outcome);
+    for (const name of ["known0", "known999", "known1000", "known2999"]) {
+      expect(await results(name)).toEqual(["failed", "passed"]);
+      expect((await testNamed(name)).status).toBe("flaky");
+    }
+    expect(await results("new2999")).toEqual(["passed"]);
+    expect((await testNamed("new2999")).status).toBe("healthy");
   });
 
   it("serialises concurrent uploads of one repository", async () => {
