@@ -1,6 +1,7 @@
 // Process entry: configuration → database → server. No logic lives here.
 import { run } from "probot";
 import { switchyardApp } from "./app.ts";
+import { startReportReader } from "./health/report-reader.ts";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
 import { openMigratedDatabase } from "./store/database.ts";
 
@@ -8,6 +9,8 @@ async function main(): Promise<void> {
   loadDotEnv();
   const config = loadConfig();
   const store = await openMigratedDatabase(config.databaseUrl);
+  // Uploads wait for it otherwise; it is started again on the next upload should it fail now.
+  startReportReader().catch((error: unknown) => console.error(error));
   const server = await run(switchyardApp({ config, store }), {
     env: { ...process.env, PORT: String(config.port), LOG_LEVEL: config.logLevel },
   });

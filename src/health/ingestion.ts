@@ -1,7 +1,8 @@
-// Ingestion of an upload of JUnit reports (contract 7.1): streamed parsing, batched inserts, and incremental
-// classification of the tests the upload touched (7.3), all in one transaction so that an upload is stored all or
-// nothing. Memory is bounded by the batch size, not by the size of the reports: across batches only the failing
-// tests (which the answer lists), the repository's unsettled tests and the bounded key cache are remembered.
+// Ingestion of an upload of JUnit reports (contract 7.1): streamed parsing on the reader thread (report-reader.ts),
+// batched inserts, and incremental classification of the tests the upload touched (7.3), all in one transaction so
+// that an upload is stored all or nothing. Memory is bounded by the batch size, not by the size of the reports:
+// across batches only the failing tests (which the answer lists), the repository's unsettled tests and the bounded
+// key cache are remembered.
 import type { Transaction } from "kysely";
 import type { Dialect, Store } from "../store/database.ts";
 import type { Repository } from "../store/repositories.ts";
@@ -20,16 +21,20 @@ import {
 } from "../store/test-cases.ts";
 import { insertResults, insertUpload, recordUploadCounts, type Upload } from "../store/test-results.ts";
 import { type Classification, classifyTest, healthyWithoutFailures, type TestRun } from "./classification.ts";
-import { summarizeFailure } from "./failure-summary.ts";
+import type { JunitInput, TestOutcome } from "./junit-parser.ts";
 import {
-  type JunitInput,
-  type ParsedTestCase,
-  parseJunitDocumentInBatches,
-  type TestAttempt,
-} from "./junit-parser.ts";
+  failureSummaries,
+  isFailure,
+  OUTCOMES,
+  type ReadBatch,
+  readTests,
+  type ReadTest,
+  type TestIdentity,
+  testIdentities,
+} from "./report-batches.ts";
+import { readReports } from "./report-reader.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { firstHealth } from "./test-case-health.ts";
-import { testCaseId } from "./test-identity.ts";
 
 /** Test cases parsed, stored and classified together; large enough to amortise each statement. */
 const BATCH_SIZE = 2000;
@@ -72,23 +77,28 @@ export interface UploadOutcome {
   allFailuresQuarantined: boolean;
 }
 
-/** One test of a batch: its first test case element, and every attempt of every element with its identity. */
+/** One test of a batch, as the reader read it, and what ingestion learns of it. */
 interface TouchedTest {
-  id: string;
+  read: ReadTest;
   /** Its key, once known: from the key cache, the database, or handed out for a new test. */
   key: number | undefined;
   /** Whether the key came from the key cache (which then needs no telling). */
   cached: boolean;
-  testCase: ParsedTestCase;
-  attempts: TestAttempt[];
-  /** The upload-wide position of each attempt: re-runs keep their order. */
-  seqs: number[];
-  anyFailed: boolean;
-  failedFinally: boolean;
   /** Seen for the first time in this batch: classified from these results alone. */
   isNew: boolean;
   /** A new test's health is settled (see TestCasesTable.settled). */
   settled: boolean;
+}
+
+/** What an upload keeps across its batches. */
+interface UploadState {
+  key: number;
+  nextKeys: (count: number) => Promise<number[]>;
+  /** A test that is not in this set is healthy without failures in the window; while it only passes it stays so. */
+  unsettled: Set<number>;
+  /** Tests with a test case element that ended in a failure, in the order of the reports. */
+  failing: Set<number>;
+  testResults: number;
 }
 
 /** Parses and stores an upload. Throws the parser's JunitParseError, after rolling everything back. */
@@ -145,107 +155,88 @@ class Ingestion {
 
   private async store(trx: Transaction<Database>): Promise<UploadOutcome> {
     const { repository, now, variant } = this.input;
+    this.keyCache.renew(now);
+    const upload: UploadState = {
+      key: await insertUpload(trx, this.upload),
+      nextKeys: await testCaseKeyAllocator(trx, this.dialect),
+      unsettled: new Set(await unsettledTestKeys(trx, repository.id)),
+      failing: new Set(),
+      testResults: 0,
+    };
+    for await (const batch of readReports(this.input.documents, {
+      repository,
+      variant,
+      batchSize: BATCH_SIZE,
+    })) {
+      upload.testResults += batch.testCases;
+      await this.storeBatch(trx, upload, batch);
+    }
+    const { testResults, failing } = upload;
+    await recordUploadCounts(trx, upload.key, { testResults, failures: failing.size });
+    return outcome(this.upload.id, testResults, await loadTestCases(trx, [...failing]), failing);
+  }
+
+  private async storeBatch(trx: Transaction<Database>, upload: UploadState, batch: ReadBatch): Promise<void> {
     const { dialect, occurredAt, keyCache } = this;
-    const context = { stableBranches: this.input.stableBranches, now };
-    keyCache.renew(now);
-    const uploadKey = await insertUpload(trx, this.upload);
-    const nextKeys = await testCaseKeyAllocator(trx, dialect);
-    // A test that is not in this set is healthy without failures in the window; while it only passes it stays so.
-    const unsettled = new Set(await unsettledTestKeys(trx, repository.id));
-    const failing = new Set<number>();
-    let testResults = 0;
-    let seq = 0;
-
-    for (const [documentIndex, document] of this.input.documents.entries()) {
-      for await (const batch of parseJunitDocumentInBatches(document, {
-        documentIndex,
-        batchSize: BATCH_SIZE,
-      })) {
-        testResults += batch.length;
-        const touched = new Map<string, TouchedTest>();
-        // Tests the key cache does not know, to be read from the database or created.
-        const unknown: TouchedTest[] = [];
-        for (const testCase of batch) {
-          const id = testCaseId(repository, {
-            filePath: testCase.filePath,
-            classname: testCase.classname,
-            parent: testCase.parent,
-            name: testCase.name,
-            variant,
-          });
-          let test = touched.get(id);
-          if (test === undefined) {
-            const key = keyCache.get(id);
-            test = {
-              id,
-              key,
-              cached: key !== undefined,
-              testCase,
-              attempts: [],
-              seqs: [],
-              anyFailed: false,
-              failedFinally: false,
-              isNew: false,
-              settled: true,
-            };
-            touched.set(id, test);
-            if (key === undefined) unknown.push(test);
-          }
-          for (const attempt of testCase.attempts) {
-            test.attempts.push(attempt);
-            test.seqs.push(seq++);
-            if (attempt.outcome === "failed") test.anyFailed = true;
-          }
-          if (testCase.outcome === "failed") test.failedFinally = true;
-        }
-
-        // While the upload's tests keep turning out new (a suite's first upload), they are inserted straight away
-        // and only the ones that existed after all are looked up; otherwise they are looked up first.
-        const stored = this.expectNewTests
-          ? new Map<string, number>()
-          : await testCaseKeys(
-              trx,
-              dialect,
-              unknown.map((test) => test.id),
-            );
-        const firstSeen: TouchedTest[] = [];
-        for (const test of unknown) {
-          test.key = stored.get(test.id);
-          if (test.key === undefined) firstSeen.push(test);
-        }
-        const created = await this.createTestCases(trx, firstSeen, nextKeys);
-        for (const test of created) if (!test.settled) unsettled.add(test.key as number);
-        this.expectNewTests = created.length > unknown.length / 2;
-
-        // Flat rows: [test key, occurred at, upload key, seq, outcome] and, for failures,
-        // [test key, occurred at, upload key, seq, repository, received at, summary].
-        const results: unknown[] = [];
-        const failures: unknown[] = [];
-        const toReclassify: number[] = [];
-        for (const test of touched.values()) {
-          const key = test.key as number;
-          for (const [index, attempt] of test.attempts.entries()) {
-            const attemptSeq = test.seqs[index] as number;
-            results.push(key, occurredAt, uploadKey, attemptSeq, attempt.outcome);
-            if (attempt.outcome !== "failed") continue;
-            const summary = summarizeFailure(attempt.failure ?? { kind: "failure", message: "", text: "" });
-            failures.push(key, occurredAt, uploadKey, attemptSeq, repository.id, now, summary);
-          }
-          if (test.failedFinally) failing.add(key);
-          if (this.feedsKeyCache && !test.cached) keyCache.remember(test.id, key);
-          // New tests were classified from these very results; a settled test that only passed stays settled.
-          if (!test.isNew && (test.anyFailed || unsettled.has(key))) toReclassify.push(key);
-        }
-        await insertResults(trx, dialect, results, failures);
-        for (const testCase of await reclassifyTestCases(trx, dialect, toReclassify, context)) {
-          if (testCase.settled) unsettled.delete(testCase.key);
-          else unsettled.add(testCase.key);
-        }
-      }
+    const { repository, now } = this.input;
+    const { unsettled } = upload;
+    const touched: TouchedTest[] = [];
+    // Tests the key cache does not know, to be read from the database or created.
+    const unknown: TouchedTest[] = [];
+    for (const read of readTests(batch)) {
+      const key = keyCache.get(read.id);
+      const test = { read, key, cached: key !== undefined, isNew: false, settled: true };
+      touched.push(test);
+      if (key === undefined) unknown.push(test);
     }
 
-    await recordUploadCounts(trx, uploadKey, { testResults, failures: failing.size });
-    return outcome(this.upload.id, testResults, await loadTestCases(trx, [...failing]), failing);
+    // While the upload's tests keep turning out new (a suite's first upload), they are inserted straight away
+    // and only the ones that existed after all are looked up; otherwise they are looked up first.
+    const stored = this.expectNewTests
+      ? new Map<string, number>()
+      : await testCaseKeys(
+          trx,
+          dialect,
+          unknown.map((test) => test.read.id),
+        );
+    const firstSeen: TouchedTest[] = [];
+    for (const test of unknown) {
+      test.key = stored.get(test.read.id);
+      if (test.key === undefined) firstSeen.push(test);
+    }
+    const created = await this.createTestCases(trx, batch, firstSeen, upload.nextKeys);
+    for (const test of created) if (!test.settled) unsettled.add(test.key as number);
+    this.expectNewTests = created.length > unknown.length / 2;
+
+    // Flat rows: [test key, occurred at, upload key, seq, outcome] and, for failures,
+    // [test key, occurred at, upload key, seq, repository, received at, summary].
+    const results: unknown[] = [];
+    const failures: unknown[] = [];
+    const toReclassify: number[] = [];
+    const summaries = failureSummaries(batch);
+    let failed = 0;
+    for (const test of touched) {
+      const key = test.key as number;
+      const { id, firstAttempt, endAttempt, failedFinally } = test.read;
+      const failedBefore = failed;
+      for (let attempt = firstAttempt; attempt < endAttempt; attempt++) {
+        const outcome = batch.outcomes[attempt] as number;
+        const seq = batch.seqs[attempt];
+        results.push(key, occurredAt, upload.key, seq, OUTCOMES[outcome]);
+        if (!isFailure(outcome)) continue;
+        failures.push(key, occurredAt, upload.key, seq, repository.id, now, summaries[failed++]);
+      }
+      if (failedFinally) upload.failing.add(key);
+      if (this.feedsKeyCache && !test.cached) keyCache.remember(id, key);
+      // New tests were classified from these very results; a settled test that only passed stays settled.
+      if (!test.isNew && (failed > failedBefore || unsettled.has(key))) toReclassify.push(key);
+    }
+    await insertResults(trx, dialect, results, failures);
+    const context = { stableBranches: this.input.stableBranches, now };
+    for (const testCase of await reclassifyTestCases(trx, dialect, toReclassify, context)) {
+      if (testCase.settled) unsettled.delete(testCase.key);
+      else unsettled.add(testCase.key);
+    }
   }
 
   /**
@@ -254,20 +245,22 @@ class Ingestion {
    */
   private async createTestCases(
     trx: Transaction<Database>,
+    batch: ReadBatch,
     tests: TouchedTest[],
     nextKeys: (count: number) => Promise<number[]>,
   ): Promise<TouchedTest[]> {
     if (tests.length === 0) return [];
     const { repository, variant, now } = this.input;
     // In id order, the new entries of the id index go in one sweep instead of at random places.
-    tests.sort((a, b) => (a.id < b.id ? -1 : 1));
+    tests.sort((a, b) => (a.read.id < b.read.id ? -1 : 1));
     const keys = await nextKeys(tests.length);
+    const identities = testIdentities(batch);
     // Tests that share a classification share their health, which each insert binds once.
     const groups = new Map<string, NewTestCases>();
     for (const [index, test] of tests.entries()) {
       test.key = keys[index] as number;
       test.isNew = true;
-      const classification = this.classifyNew(test);
+      const classification = this.classifyNew(batch, test.read);
       const groupKey = `${classification.value}\u0000${classification.reason}`;
       let group = groups.get(groupKey);
       if (group === undefined) {
@@ -276,8 +269,7 @@ class Ingestion {
         groups.set(groupKey, group);
       }
       test.settled = group.health.settled;
-      const { name, classname, parent, filePath } = test.testCase;
-      group.tests.push({ key: test.key, id: test.id, name, classname, parent, filePath });
+      group.tests.push({ key: test.key, id: test.read.id, ...(identities[test.read.index] as TestIdentity) });
     }
     let inserted = 0;
     for (const group of groups.values()) inserted += await insertNewTestCases(trx, this.dialect, group);
@@ -285,21 +277,22 @@ class Ingestion {
     const stored = await testCaseKeys(
       trx,
       this.dialect,
-      tests.map((test) => test.id),
+      tests.map((test) => test.read.id),
     );
     for (const test of tests) {
-      const key = stored.get(test.id) as number;
+      const key = stored.get(test.read.id) as number;
       test.isNew = key === test.key;
       test.key = key;
     }
     return tests.filter((test) => test.isNew);
   }
 
-  private classifyNew(test: TouchedTest): Classification {
+  private classifyNew(batch: ReadBatch, test: ReadTest): Classification {
+    const outcomes = batch.outcomes.subarray(test.firstAttempt, test.endAttempt);
     // Without a failure there is nothing to weigh: the common case builds no runs.
-    if (!test.anyFailed) return healthyWithoutFailures;
-    const runs = test.attempts.map((attempt): TestRun => ({
-      outcome: attempt.outcome,
+    if (!outcomes.some(isFailure)) return healthyWithoutFailures;
+    const runs = Array.from(outcomes, (outcome): TestRun => ({
+      outcome: OUTCOMES[outcome] as TestOutcome,
       commitSha: this.upload.commitSha,
       branch: this.upload.branch,
       timestamp: new Date(this.occurredAt),

@@ -352,7 +352,7 @@ export async function* parseJunitDocument(
     documentIndex: options.documentIndex,
     onTestCase: (testCase) => ready.push(testCase),
   });
-  for await (const chunk of chunksOf(input)) {
+  for await (const chunk of documentChunks(input)) {
     parser.write(chunk);
     yield* ready.splice(0);
   }
@@ -381,7 +381,7 @@ export async function* parseJunitDocumentInBatches(
       }
     },
   });
-  for await (const chunk of chunksOf(input)) {
+  for await (const chunk of documentChunks(input)) {
     parser.write(chunk);
     yield* full.splice(0);
   }
@@ -390,7 +390,8 @@ export async function* parseJunitDocumentInBatches(
   if (batch.length > 0) yield batch;
 }
 
-async function* chunksOf(input: JunitInput): AsyncGenerator<string | Uint8Array> {
+/** A document's chunks, none longer than the parser takes in one step. */
+export async function* documentChunks(input: JunitInput): AsyncGenerator<string | Uint8Array> {
   if (typeof input === "string" || input instanceof Uint8Array) {
     yield* slices(input);
     return;

@@ -16,6 +16,7 @@ import type { ApiDependencies } from "../../src/api/dependencies.ts";
 import { loadConfig } from "../../src/config.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";
 import { ingestUpload } from "../../src/health/ingestion.ts";
+import { startReportReader } from "../../src/health/report-reader.ts";
 import type { RepositoryFacts } from "../../src/health/repository-facts.ts";
 import { newId } from "../../src/store/ids.ts";
 import { openMigratedDatabase, type Store } from "../../src/store/database.ts";
@@ -115,6 +116,8 @@ async function ingestionChild(
   const gc = globalThis.gc ?? (() => undefined);
   const store = await openMigratedDatabase(databaseUrl);
   const repository = await rememberRepository(store.db, { ...repoRef, installationId: 1 }, Date.now());
+  // As the service does when it starts.
+  await startReportReader();
   gc();
   const rssBefore = process.memoryUsage().rss;
   let peakLiveHeap = process.memoryUsage().heapUsed;

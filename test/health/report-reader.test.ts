@@ -1,0 +1,151 @@
+import { Readable } from "node:stream";
+import { describe, expect, it, vi } from "vitest";
+import { JunitParseError } from "../../src/health/junit-parser.ts";
+import {
+  failureSummaries,
+  OUTCOMES,
+  type ReadBatch,
+  readTests,
+  testIdentities,
+} from "../../src/health/report-batches.ts";
+import { readReports, startReportReader, stopReportReader } from "../../src/health/report-reader.ts";
+import { testCaseId } from "../../src/health/test-identity.ts";
+
+const repository = { host: "github.com", owner: "Acme", name: "Widgets" };
+
+async function readAll(documents: Parameters<typeof readReports>[0], batchSize = 2): Promise<ReadBatch[]> {
+  const batches: ReadBatch[] = [];
+  for await (const batch of readReports(documents, { repository, variant: "linux", batchSize }))
+    batches.push(batch);
+  return batches;
+}
+
+/** What a batch says of each test, as ingestion reads it. */
+function describeBatch(batch: ReadBatch) {
+  const identities = testIdentities(batch);
+  const summaries = failureSummaries(batch);
+  let failed = 0;
+  return readTests(batch).map((test) => {
+    const attempts = [];
+    for (let attempt = test.firstAttempt; attempt < test.endAttempt; attempt++) {
+      const outcome = OUTCOMES[batch.outcomes[attempt] as number];
+      attempts.push({
+        outcome,
+        seq: batch.seqs[attempt],
+        summary: outcome === "failed" ? summaries[failed++] : null,
+      });
+    }
+    return { id: test.id, ...identities[test.index], failedFinally: test.failedFinally, attempts };
+  });
+}
+
+const suite = (cases: string) => `<testsuite name="suite" file="widget.spec.ts">${cases}</testsuite>`;
+
+describe("reading an upload's reports on the reader thread", () => {
+  it("groups each batch by test, numbers attempts across documents and summarises failures", async () => {
+    const first = suite(
+      '<testcase classname="W" name="a"/>' +
+        '<testcase classname="W" name="b"><failure message="expected 3 but got 4"/></testcase>' +
+        '<testcase classname="W" name="a"><skipped/></testcase>',
+    );
+    const second = suite(
+      '<testcase classname="W" name="c"><flakyFailure message="timeout after 500 ms"/></testcase>',
+    );
+    const batches = await readAll([first, second], 3);
+    expect(batches.map((batch) => batch.testCases)).toEqual([3, 1]);
+    const id = (name: string) =>
+      testCaseId(repository, {
+        filePath: "widget.spec.ts",
+        classname: "W",
+        parent: "suite",
+        name,
+        variant: "linux",
+      });
+    const identity = { classname: "W", parent: "suite", filePath: "widget.spec.ts" };
+    expect(batches.map(describeBatch)).toEqual([
+      [
+        {
+          id: id("a"),
+          name: "a",
+          ...identity,
+          failedFinally: false,
+          attempts: [
+            { outcome: "passed", seq: 0, summary: null },
+            { outcome: "skipped", seq: 2, summary: null },
+          ],
+        },
+        {
+          id: id("b"),
+          name: "b",
+          ...identity,
+          failedFinally: true,
+          attempts: [{ outcome: "failed", seq: 1, summary: "expected <n> but got <n>" }],
+        },
+      ],
+      [
+        {
+          id: id("c"),
+          name: "c",
+          ...identity,
+          failedFinally: false,
+          attempts: [
+            { outcome: "failed", seq: 3, summary: "timeout after <n> ms" },
+            { outcome: "passed", seq: 4, summary: null },
+          ],
+        },
+      ],
+    ]);
+  });
+
+  it("reads byte streams cut anywhere, multi-byte characters included", async () => {
+    const bytes = Buffer.from(suite('<testcase classname="Ünïcødé" name="名前 🚀"/>'));
+    const chunks = Array.from({ length: bytes.length }, (_, index) => bytes.subarray(index, index + 1));
+    const [batch] = await readAll([Readable.from(chunks)]);
+    expect(describeBatch(batch as ReadBatch)[0]).toMatchObject({ name: "名前 🚀", classname: "Ünïcødé" });
+  });
+
+  it("fails with the parse error of the malformed document, naming it and the line", async () => {
+    const error = await readAll([suite('<testcase name="ok"/>'), "<testsuite>\n<testcase name='x'>"]).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(JunitParseError);
+    expect(error).toMatchObject({ documentIndex: 1, line: 2 });
+  });
+
+  it("fails with the error of a document's stream", async () => {
+    async function* broken() {
+      yield "<testsuite>";
+      throw new Error("connection reset by the client");
+    }
+    await expect(readAll([broken()])).rejects.toThrow("connection reset by the client");
+  });
+
+  it("stops reading, and closes the document, when the upload stops early", async () => {
+    let closed = false;
+    async function* endless() {
+      try {
+        yield "<testsuite>";
+        for (;;) yield '<testcase name="again"/>';
+      } finally {
+        closed = true;
+      }
+    }
+    for await (const batch of readReports([endless()], { repository, variant: "", batchSize: 10 })) {
+      expect(batch.testCases).toBe(10);
+      break;
+    }
+    await vi.waitFor(() => expect(closed).toBe(true));
+  });
+
+  it("fails the uploads it was reading when its thread dies, and starts a new thread for the next upload", async () => {
+    async function* slow() {
+      yield "<testsuite>";
+      await new Promise(() => undefined);
+    }
+    await startReportReader();
+    const reading = readAll([slow()]);
+    await stopReportReader();
+    await expect(reading).rejects.toThrow(/report reader stopped/);
+    expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
+  });
+});
