@@ -19,6 +19,7 @@ import {
   testCaseKeys,
   unsettledTestKeys,
 } from "../store/test-cases.ts";
+import { testHealthSettings } from "../store/test-health-settings.ts";
 import { insertResults, insertUpload, recordUploadCounts, type Upload } from "../store/test-results.ts";
 import { type Classification, classifyTest, healthyWithoutFailures, type TestRun } from "./classification.ts";
 import type { JunitInput, TestOutcome } from "./junit-parser.ts";
@@ -99,6 +100,7 @@ interface UploadState {
   /** Tests with a test case element that ended in a failure, in the order of the reports. */
   failing: Set<number>;
   testResults: number;
+  autoQuarantine: boolean;
 }
 
 /** Parses and stores an upload. Throws the parser's JunitParseError, after rolling everything back. */
@@ -162,6 +164,8 @@ class Ingestion {
       unsettled: new Set(await unsettledTestKeys(trx, repository.id)),
       failing: new Set(),
       testResults: 0,
+      // Read under the repository's test-health lock, so that a change of setting waits for the upload.
+      autoQuarantine: (await testHealthSettings(trx, repository.id)).autoQuarantine,
     };
     for await (const batch of readReports(this.input.documents, {
       repository,
@@ -204,7 +208,7 @@ class Ingestion {
       test.key = stored.get(test.read.id);
       if (test.key === undefined) firstSeen.push(test);
     }
-    const created = await this.createTestCases(trx, batch, firstSeen, upload.nextKeys);
+    const created = await this.createTestCases(trx, batch, firstSeen, upload);
     for (const test of created) if (!test.settled) unsettled.add(test.key as number);
     this.expectNewTests = created.length > unknown.length / 2;
 
@@ -232,7 +236,7 @@ class Ingestion {
       if (!test.isNew && (failed > failedBefore || unsettled.has(key))) toReclassify.push(key);
     }
     await insertResults(trx, dialect, results, failures);
-    const context = { stableBranches: this.input.stableBranches, now };
+    const context = { stableBranches: this.input.stableBranches, now, autoQuarantine: upload.autoQuarantine };
     for (const testCase of await reclassifyTestCases(trx, dialect, toReclassify, context)) {
       if (testCase.settled) unsettled.delete(testCase.key);
       else unsettled.add(testCase.key);
@@ -247,13 +251,13 @@ class Ingestion {
     trx: Transaction<Database>,
     batch: ReadBatch,
     tests: TouchedTest[],
-    nextKeys: (count: number) => Promise<number[]>,
+    upload: UploadState,
   ): Promise<TouchedTest[]> {
     if (tests.length === 0) return [];
     const { repository, variant, now } = this.input;
     // In id order, the new entries of the id index go in one sweep instead of at random places.
     tests.sort((a, b) => (a.read.id < b.read.id ? -1 : 1));
-    const keys = await nextKeys(tests.length);
+    const keys = await upload.nextKeys(tests.length);
     const identities = testIdentities(batch);
     // Tests that share a classification share their health, which each insert binds once.
     const groups = new Map<string, NewTestCases>();
@@ -264,7 +268,7 @@ class Ingestion {
       const groupKey = `${classification.value}\u0000${classification.reason}`;
       let group = groups.get(groupKey);
       if (group === undefined) {
-        const health = firstHealth(classification, now);
+        const health = firstHealth(classification, now, upload.autoQuarantine);
         group = { repositoryId: repository.id, variant, firstSeenAt: now, health, tests: [] };
         groups.set(groupKey, group);
       }

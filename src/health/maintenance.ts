@@ -12,6 +12,7 @@ import {
   unsettledTestKeys,
 } from "../store/test-cases.ts";
 import { LISTING_SNAPSHOT_LIFETIME_MS } from "../store/test-listings.ts";
+import { testHealthSettings } from "../store/test-health-settings.ts";
 import { purgeResults } from "../store/test-results.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type RepositoryFacts, stableBranches } from "./repository-facts.ts";
@@ -63,7 +64,12 @@ async function reclassifyRepository(deps: MaintenanceDependencies, repository: R
   const branches = await stableBranches(deps.store.db, deps.facts, repository);
   return inTestHealthTransaction(deps.store, repository.id, async (trx) => {
     const keys = await unsettledTestKeys(trx, repository.id);
-    await reclassifyTestCases(trx, deps.store.dialect, keys, { stableBranches: branches, now });
+    const { autoQuarantine } = await testHealthSettings(trx, repository.id);
+    await reclassifyTestCases(trx, deps.store.dialect, keys, {
+      stableBranches: branches,
+      now,
+      autoQuarantine,
+    });
     return keys.length;
   });
 }

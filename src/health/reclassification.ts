@@ -11,6 +11,8 @@ import { reclassifiedHealth, sameHealth } from "./test-case-health.ts";
 export interface ClassificationContext {
   stableBranches: ReadonlySet<string>;
   now: number;
+  /** The repository's setting (see TestHealthSettings). */
+  autoQuarantine: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function reclassifyTestCases(
       stableBranches: context.stableBranches,
       now,
     });
-    const health = reclassifiedHealth(testCase, classification, context.now);
+    const health = reclassifiedHealth(testCase, classification, context.now, context.autoQuarantine);
     if (sameHealth(health, testCase)) return testCase;
     const updated = { ...testCase, ...health };
     changed.push(updated);

@@ -8,8 +8,12 @@ import {
 } from "./classification.ts";
 
 /** The health of a test seen for the first time, classified from its first results. */
-export function firstHealth(classification: Classification, now: number): TestCaseHealth {
-  const quarantined = isQuarantined({ setting: "auto", autoQuarantine: true, status: classification.value });
+export function firstHealth(
+  classification: Classification,
+  now: number,
+  autoQuarantine: boolean,
+): TestCaseHealth {
+  const quarantined = isQuarantined({ setting: "auto", autoQuarantine, status: classification.value });
   return {
     status: classification.value,
     statusReason: classification.reason,
@@ -23,13 +27,13 @@ export function firstHealth(classification: Classification, now: number): TestCa
 
 /**
  * The health after a new classification: `statusChangedAt` moves only when the status does (contract 7.3), and
- * `quarantinedAt` only when the test becomes quarantined (7.4). Auto-quarantine is on for every repository
- * (its default): the service offers no switch to turn it off.
+ * `quarantinedAt` only when the test becomes quarantined (7.4).
  */
 export function reclassifiedHealth(
   health: TestCaseHealth,
   classification: Classification,
   now: number,
+  autoQuarantine: boolean,
 ): TestCaseHealth {
   const statusChanged = classification.value !== health.status;
   return withQuarantine(
@@ -42,16 +46,21 @@ export function reclassifiedHealth(
     },
     health.quarantineSetting,
     now,
+    autoQuarantine,
   );
 }
 
-/** The health after the test's quarantine setting is set (contract 7.4, set-quarantine-setting). */
+/**
+ * The health after the test's quarantine setting is set (contract 7.4, set-quarantine-setting), or after the
+ * repository's auto-quarantine is turned on or off.
+ */
 export function withQuarantine(
   health: TestCaseHealth,
   setting: QuarantineSetting,
   now: number,
+  autoQuarantine: boolean,
 ): TestCaseHealth {
-  const quarantined = isQuarantined({ setting, autoQuarantine: true, status: health.status });
+  const quarantined = isQuarantined({ setting, autoQuarantine, status: health.status });
   return {
     ...health,
     quarantineSetting: setting,

@@ -5,12 +5,14 @@ import * as foundation from "../../db/migrations/0001_foundation.ts";
 import * as testHealth from "../../db/migrations/0002_test_health.ts";
 import * as queueEngine from "../../db/migrations/0003_queue_engine.ts";
 import * as metrics from "../../db/migrations/0004_metrics.ts";
+import * as testHealthSettings from "../../db/migrations/0006_test_health_settings.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_foundation": foundation,
   "0002_test_health": testHealth,
   "0003_queue_engine": queueEngine,
   "0004_metrics": metrics,
+  "0006_test_health_settings": testHealthSettings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

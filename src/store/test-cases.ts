@@ -417,6 +417,23 @@ export async function findTestCase(
   return row === undefined ? undefined : testCaseFromRow(row);
 }
 
+/** The repository's flaky tests whose quarantine follows its auto-quarantine setting. */
+export async function flakyTestsOnAutoQuarantine(
+  db: Kysely<Database>,
+  repositoryId: string,
+): Promise<TestCase[]> {
+  const rows = await db
+    .selectFrom("test_cases")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    // Literals, so that the planner matches the partial index of unhealthy tests.
+    .where("status", "<>", sql.lit("healthy"))
+    .where("status", "=", sql.lit("flaky"))
+    .where("quarantine_setting", "=", "auto")
+    .execute();
+  return rows.map(testCaseFromRow);
+}
+
 /** Keys of the repository's tests that are not settled: the ones an upload or the hourly pass must reclassify. */
 export async function unsettledTestKeys(db: Kysely<Database>, repositoryId: string): Promise<number[]> {
   const rows = await db

@@ -76,10 +76,19 @@ export interface ServiceSecretsTable {
   created_at: number;
 }
 
+/** A repository's test-health settings (migration 0006); a repository without a row has the defaults. */
+export interface TestHealthSettingsTable {
+  repository_id: string;
+  /** contract 7.4: whether tests with the `auto` setting are quarantined while flaky (default on). */
+  auto_quarantine: Flag;
+  updated_at: number;
+}
+
 export interface TestHealthTables {
   test_cases: TestCasesTable;
   test_uploads: TestUploadsTable;
   test_results: TestResultsTable;
   test_failures: TestFailuresTable;
   service_secrets: ServiceSecretsTable;
+  test_health_settings: TestHealthSettingsTable;
 }

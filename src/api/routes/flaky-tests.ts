@@ -8,6 +8,7 @@ import { stableBranches } from "../../health/repository-facts.ts";
 import { withQuarantine } from "../../health/test-case-health.ts";
 import type { Repository } from "../../store/repositories.ts";
 import { serviceSecret } from "../../store/service-secrets.ts";
+import { testHealthSettings } from "../../store/test-health-settings.ts";
 import {
   findTestCase,
   inTestHealthTransaction,
@@ -343,7 +344,8 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const repository = await repositoryOf(request, request.body);
       const updated = await inTestHealthTransaction(store, repository.id, async (trx) => {
         const testCase = await testOf(trx, repository, testId);
-        const next = { ...testCase, ...withQuarantine(testCase, setting, deps.clock()) };
+        const { autoQuarantine } = await testHealthSettings(trx, repository.id);
+        const next = { ...testCase, ...withQuarantine(testCase, setting, deps.clock(), autoQuarantine) };
         await saveTestCaseHealth(trx, store.dialect, [next]);
         return next;
       });
