@@ -212,8 +212,7 @@ class Ingestion {
     for (const test of created) if (!test.settled) unsettled.add(test.key as number);
     this.expectNewTests = created.length > unknown.length / 2;
 
-    // Flat rows: [test key, occurred at, upload key, seq, outcome] and, for failures,
-    // [test key, occurred at, upload key, seq, repository, received at, summary].
+    // Flat rows: [test key, seq, outcome] and, for failures, [test key, seq, summary].
     const results: unknown[] = [];
     const failures: unknown[] = [];
     const toReclassify: number[] = [];
@@ -226,16 +225,17 @@ class Ingestion {
       for (let attempt = firstAttempt; attempt < endAttempt; attempt++) {
         const outcome = batch.outcomes[attempt] as number;
         const seq = batch.seqs[attempt];
-        results.push(key, occurredAt, upload.key, seq, OUTCOMES[outcome]);
+        results.push(key, seq, OUTCOMES[outcome]);
         if (!isFailure(outcome)) continue;
-        failures.push(key, occurredAt, upload.key, seq, repository.id, now, summaries[failed++]);
+        failures.push(key, seq, summaries[failed++]);
       }
       if (failedFinally) upload.failing.add(key);
       if (this.feedsKeyCache && !test.cached) keyCache.remember(id, key);
       // New tests were classified from these very results; a settled test that only passed stays settled.
       if (!test.isNew && (failed > failedBefore || unsettled.has(key))) toReclassify.push(key);
     }
-    await insertResults(trx, dialect, results, failures);
+    const shared = { uploadKey: upload.key, occurredAt, repositoryId: repository.id, receivedAt: now };
+    await insertResults(trx, dialect, shared, results, failures);
     const context = { stableBranches: this.input.stableBranches, now, autoQuarantine: upload.autoQuarantine };
     for (const testCase of await reclassifyTestCases(trx, dialect, toReclassify, context)) {
       if (testCase.settled) unsettled.delete(testCase.key);

@@ -55,30 +55,35 @@ export async function recordUploadCounts(
     .execute();
 }
 
-const resultColumns = ["test_key", "occurred_at", "upload_key", "seq", "outcome"] as const;
-const failureColumns = [
-  "test_key",
-  "occurred_at",
-  "upload_key",
-  "seq",
-  "repository_id",
-  "received_at",
-  "summary",
-] as const;
+/** What every result and failure of an upload shares. */
+export interface UploadResultsContext {
+  uploadKey: number;
+  occurredAt: number;
+  repositoryId: string;
+  receivedAt: number;
+}
 
 /**
- * Inserts results and failures given as flat arrays of their columns' values, row after row:
- * results [test key, occurred at, upload key, seq, outcome], failures [test key, occurred at, upload key, seq,
- * repository id, received at, summary].
+ * Inserts an upload's results and failures given as flat arrays of their own values, row after row: results
+ * [test key, seq, outcome], failures [test key, seq, summary]. What the upload's rows share is bound once.
  */
 export async function insertResults(
   db: Kysely<Database>,
   dialect: Dialect,
+  context: UploadResultsContext,
   results: readonly unknown[],
   failures: readonly unknown[],
 ): Promise<void> {
-  await insertValues(db, dialect, "test_results", resultColumns, results);
-  await insertValues(db, dialect, "test_failures", failureColumns, failures);
+  const { uploadKey, occurredAt, repositoryId, receivedAt } = context;
+  await insertValues(db, dialect, "test_results", ["test_key", "seq", "outcome"], results, {
+    shared: { columns: ["occurred_at", "upload_key"], values: [occurredAt, uploadKey] },
+  });
+  await insertValues(db, dialect, "test_failures", ["test_key", "seq", "summary"], failures, {
+    shared: {
+      columns: ["occurred_at", "upload_key", "repository_id", "received_at"],
+      values: [occurredAt, uploadKey, repositoryId, receivedAt],
+    },
+  });
 }
 
 // Per-test reads go in chunks of this many keys.
