@@ -23,8 +23,7 @@ export async function resolveRepository(
       `this service works with repositories on ${deps.config.githubHost}, not ${ref.host}`,
     );
   }
-  const ownerKey = ref.owner.toLowerCase();
-  if (!principal.owners.some((owner) => owner.host === host && owner.ownerKey === ownerKey)) {
+  if (!organizationCovers(principal, host, ref.owner)) {
     throw new Problem(
       403,
       "forbidden",
@@ -43,4 +42,10 @@ export async function resolveRepository(
     );
   }
   return rememberRepository(deps.store.db, installed, deps.clock());
+}
+
+/** contract 3: whether the token's organization covers the GitHub owner `owner` on `host`. */
+export function organizationCovers(principal: Principal, host: string, owner: string): boolean {
+  const ownerKey = owner.toLowerCase();
+  return principal.owners.some((covered) => covered.host === host && covered.ownerKey === ownerKey);
 }

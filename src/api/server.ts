@@ -6,6 +6,7 @@ import { registerAuthentication } from "./auth.ts";
 import type { ApiDependencies } from "./dependencies.ts";
 import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
+import { registerTestPages, testPagesPrefix } from "./pages/test-pages.ts";
 import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
 import { registerFlakyTestRoutes } from "./routes/flaky-tests.ts";
 import { registerMetricsRoutes } from "./routes/metrics.ts";
@@ -50,7 +51,7 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
     return reply.code(problem.status).type(problemContentType).send(problem.toBody());
   });
   api.addHook("preValidation", async (request) => {
-    if (request.method !== "POST") return;
+    if (request.method !== "POST" || request.routeOptions.config.takesForm === true) return;
     // contract 1: a POST must be JSON even when it has no body at all.
     const type =
       String(request.headers["content-type"] ?? "")
@@ -79,16 +80,21 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
     },
     { prefix: apiPrefix },
   );
+  await registerTestPages(api, deps);
   await api.ready();
   return api;
 }
 
-/** A Probot `addHandler` handler: takes /v1 requests, leaves the rest (webhooks, setup, ping) to Probot. */
+/**
+ * A Probot `addHandler` handler: takes /v1 requests and the test pages, leaves the rest (webhooks, setup, ping) to
+ * Probot.
+ */
 export function apiHandler(api: FastifyInstance) {
+  const ours = (url: string, prefix: string) =>
+    url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`);
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? "";
-    if (url !== apiPrefix && !url.startsWith(`${apiPrefix}/`) && !url.startsWith(`${apiPrefix}?`))
-      return false;
+    if (!ours(url, apiPrefix) && !ours(url, testPagesPrefix)) return false;
     api.routing(req, res);
     return true;
   };

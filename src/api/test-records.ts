@@ -2,6 +2,7 @@
 import type { Kysely } from "kysely";
 import { CLASSIFICATION_WINDOW_MS } from "../health/classification.ts";
 import type { Codeowners } from "../health/codeowners.ts";
+import type { Repository } from "../store/repositories.ts";
 import type { Database } from "../store/schema.ts";
 import type { TestCase } from "../store/test-cases.ts";
 import {
@@ -11,6 +12,7 @@ import {
   type RunCounts,
   runCounts,
 } from "../store/test-results.ts";
+import type { ApiDependencies } from "./dependencies.ts";
 
 // contract 1: ISO 8601 UTC with milliseconds.
 const isoTime = (epochMs: number) => new Date(epochMs).toISOString();
@@ -60,6 +62,32 @@ export async function testStatistics(
   );
 }
 
+type RecordDependencies = Pick<ApiDependencies, "config" | "store" | "repositoryFacts" | "clock">;
+
+export async function recordContext(
+  deps: RecordDependencies,
+  repository: Repository,
+): Promise<RecordContext> {
+  return {
+    repositoryUrl: `${deps.config.githubWebUrl}/${repository.owner}/${repository.name}`,
+    publicUrl: deps.config.publicUrl,
+    codeowners: await deps.repositoryFacts.codeowners(repository),
+  };
+}
+
+/** The full records of a page of tests of one repository. */
+export async function fullTestRecords(
+  deps: RecordDependencies,
+  repository: Repository,
+  testCases: readonly TestCase[],
+) {
+  const [context, statistics] = await Promise.all([
+    recordContext(deps, repository),
+    testStatistics(deps.store.db, testCases, deps.clock(), { full: true }),
+  ]);
+  return testCases.map((testCase) => testRecord(context, testCase, statistics.get(testCase.key)));
+}
+
 const status = (testCase: TestCase) => ({
   value: testCase.status,
   reason: testCase.statusReason,
@@ -90,7 +118,7 @@ export function unhealthyTestRecord(
     parent: testCase.parent,
     classname: testCase.classname,
     // contract 7.5: null until a ticket is linked; this service does not link tickets yet.
-    ticket: null,
+    ticket: null as { html_url: string } | null,
   };
 }
 

@@ -104,6 +104,27 @@ export async function authenticate(
   const match = tokenPattern.exec(presented);
   if (match === null) return null;
   const [, id, secret] = match as unknown as [string, string, string];
+  const row = await activeToken(db, id);
+  if (row === undefined) return null;
+  const expected = Buffer.from(row.secret_hash, "hex");
+  if (!timingSafeEqual(expected, Buffer.from(hashSecret(secret), "hex"))) return null;
+
+  if (row.last_used_at === null || now - row.last_used_at >= lastUsedResolutionMs) {
+    await db.updateTable("api_tokens").set({ last_used_at: now }).where("id", "=", id).execute();
+  }
+  return principalOf(db, id, row);
+}
+
+/**
+ * The principal of a token named by its id alone, as a browser session names it (the session vouches for the
+ * secret); null once the token is revoked or gone.
+ */
+export async function principalOfToken(db: Kysely<Database>, id: string): Promise<Principal | null> {
+  const row = await activeToken(db, id);
+  return row === undefined ? null : principalOf(db, id, row);
+}
+
+async function activeToken(db: Kysely<Database>, id: string) {
   const row = await db
     .selectFrom("api_tokens")
     .innerJoin("organizations", "organizations.id", "api_tokens.organization_id")
@@ -116,19 +137,21 @@ export async function authenticate(
     ])
     .where("api_tokens.id", "=", id)
     .executeTakeFirst();
-  if (row === undefined || row.revoked_at !== null) return null;
-  const expected = Buffer.from(row.secret_hash, "hex");
-  if (!timingSafeEqual(expected, Buffer.from(hashSecret(secret), "hex"))) return null;
+  return row?.revoked_at === null ? row : undefined;
+}
 
-  if (row.last_used_at === null || now - row.last_used_at >= lastUsedResolutionMs) {
-    await db.updateTable("api_tokens").set({ last_used_at: now }).where("id", "=", id).execute();
-  }
+async function principalOf(
+  db: Kysely<Database>,
+  tokenId: string,
+  organization: { organizationId: string; organizationSlug: string },
+): Promise<Principal> {
   const owners = await db
     .selectFrom("organization_owners")
     .select(["host", "owner_key as ownerKey"])
-    .where("organization_id", "=", row.organizationId)
+    .where("organization_id", "=", organization.organizationId)
     .execute();
-  return { tokenId: id, organizationId: row.organizationId, organizationSlug: row.organizationSlug, owners };
+  const { organizationId, organizationSlug } = organization;
+  return { tokenId, organizationId, organizationSlug, owners };
 }
 
 export async function listTokens(db: Kysely<Database>, organization?: string): Promise<TokenSummary[]> {

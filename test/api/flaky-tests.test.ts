@@ -4,11 +4,17 @@ import { testCaseId } from "../../src/health/test-identity.ts";
 import { DEFAULT_QUEUE_SETTINGS } from "../../src/queue/index.ts";
 import { newId } from "../../src/store/ids.ts";
 import { insertQueue } from "../../src/store/queues.ts";
-import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
-import { type TestServer, useTestServer } from "../support/api-server.ts";
+import type { Repository } from "../../src/store/repositories.ts";
+import type { TestServer } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
-import { useNockedGitHub } from "../support/nock-github.ts";
-import { type CaseSpec, githubRepository, junitReport, testInstallationId } from "../support/test-health.ts";
+import {
+  type CaseSpec,
+  githubRepository,
+  junitReport,
+  TEST_HEALTH_START,
+  testInstallationId,
+  useTestHealthServer,
+} from "../support/test-health.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
 const target = { repo, org_url_slug: "acme" };
@@ -25,16 +31,10 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
   let now: number;
   let repository: Repository;
 
-  useNockedGitHub({ strict: true });
-  const fixture = useTestServer({
-    dialect,
-    clock: () => now,
-    env: { PUBLIC_URL: "https://switchyard.example" },
-  });
-  beforeEach(async () => {
-    now = Date.parse("2026-11-21T12:00:00.000Z");
-    ({ store, server, token } = fixture);
-    repository = await rememberRepository(store.db, { ...repo, installationId: testInstallationId }, now);
+  const fixture = useTestHealthServer(dialect, () => now);
+  beforeEach(() => {
+    now = TEST_HEALTH_START;
+    ({ store, server, token, repository } = fixture);
   });
 
   const post = async (path: string, body: unknown, as = token) => {

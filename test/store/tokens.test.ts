@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { authenticate, createToken, listTokens, revokeToken } from "../../src/store/tokens.ts";
+import {
+  authenticate,
+  createToken,
+  listTokens,
+  principalOfToken,
+  revokeToken,
+} from "../../src/store/tokens.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 
 describe.each(testDialects)("API tokens on %s", (dialect) => {
@@ -59,9 +65,12 @@ describe.each(testDialects)("API tokens on %s", (dialect) => {
       host: "github.com",
       now: 1,
     });
+    // A browser session names the token by its id alone.
+    expect(await principalOfToken(store.db, id)).toEqual(await authenticate(store.db, token, 5));
     expect(await revokeToken(store.db, id, 10)).toBe(true);
     expect(await revokeToken(store.db, id, 20)).toBe(true);
     expect(await authenticate(store.db, token, 30)).toBeNull();
+    expect(await principalOfToken(store.db, id)).toBeNull();
     expect((await listTokens(store.db))[0]?.revokedAt).toBe(10);
     expect(await revokeToken(store.db, "0000000000000000", 40)).toBe(false);
   });

@@ -1,6 +1,11 @@
-// Helpers for test-health tests: JUnit reports written from a short description, and GitHub's answers about a
-// repository (default branch, CODEOWNERS) through nock.
+// Helpers for test-health tests: JUnit reports written from a short description, GitHub's answers about a
+// repository (default branch, CODEOWNERS) through nock, and the app with a repository to upload results of.
 import nock from "nock";
+import { beforeEach } from "vitest";
+import type { Dialect } from "../../src/store/database.ts";
+import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
+import { type ServerFixture, useTestServer } from "./api-server.ts";
+import { useNockedGitHub } from "./nock-github.ts";
 
 export interface CaseSpec {
   name: string;
@@ -75,4 +80,36 @@ export function githubRepository(
     github.get(`${path}/contents/.github%2FCODEOWNERS`).optionally().reply(200, codeowners);
   }
   return github;
+}
+
+/** The time test-health tests start at. */
+export const TEST_HEALTH_START = Date.parse("2026-11-21T12:00:00.000Z");
+
+export interface TestHealthFixture extends ServerFixture {
+  /** acme/widgets, installed (installation testInstallationId). */
+  repository: Repository;
+}
+
+/**
+ * For each test: a fresh database of `dialect` and app on the clock `clock`, with PUBLIC_URL
+ * https://switchyard.example, acme/widgets installed, and GitHub reachable only through nock, every interceptor
+ * a test sets up being required.
+ */
+export function useTestHealthServer(dialect: Dialect, clock: () => number): TestHealthFixture {
+  useNockedGitHub({ strict: true });
+  const fixture = useTestServer({
+    dialect,
+    clock,
+    env: { PUBLIC_URL: "https://switchyard.example" },
+  }) as TestHealthFixture;
+  beforeEach(async () => {
+    const widgets = {
+      host: "github.com",
+      owner: "acme",
+      name: "widgets",
+      installationId: testInstallationId,
+    };
+    fixture.repository = await rememberRepository(fixture.store.db, widgets, TEST_HEALTH_START);
+  });
+  return fixture;
 }

@@ -52,9 +52,9 @@ import { invalidRequest, notFound, Problem } from "../problem.ts";
 import { resolveRepository } from "../repo-access.ts";
 import type { RepoRef } from "../schemas.ts";
 import {
+  fullTestRecords,
   quarantinedTestRecord,
-  type RecordContext,
-  testRecord,
+  recordContext,
   testStatistics,
   unhealthyTestRecord,
 } from "../test-records.ts";
@@ -94,20 +94,6 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       );
     }
     return resolveRepository(deps, principal, body.repo);
-  };
-
-  const recordContext = async (repository: Repository): Promise<RecordContext> => ({
-    repositoryUrl: `${config.githubWebUrl}/${repository.owner}/${repository.name}`,
-    publicUrl: config.publicUrl,
-    codeowners: await deps.repositoryFacts.codeowners(repository),
-  });
-
-  const fullRecords = async (repository: Repository, testCases: readonly TestCase[]) => {
-    const [context, statistics] = await Promise.all([
-      recordContext(repository),
-      testStatistics(store.db, testCases, deps.clock(), { full: true }),
-    ]);
-    return testCases.map((testCase) => testRecord(context, testCase, statistics.get(testCase.key)));
   };
 
   const testOf = async (db: typeof store.db, repository: Repository, testId: string): Promise<TestCase> => {
@@ -237,7 +223,8 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
         deps.clock(),
       );
       return {
-        tests: await fullRecords(
+        tests: await fullTestRecords(
+          deps,
           repository,
           rows.map((row) => row.testCase),
         ),
@@ -273,7 +260,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
         deps.clock(),
       );
       const [context, statistics] = await Promise.all([
-        recordContext(repository),
+        recordContext(deps, repository),
         testStatistics(store.db, rows, deps.clock(), { full: false }),
       ]);
       return {
@@ -308,7 +295,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
         },
         deps.clock(),
       );
-      const context = await recordContext(repository);
+      const context = await recordContext(deps, repository);
       return { quarantined_tests: rows.map((testCase) => quarantinedTestRecord(context, testCase)), page };
     },
   );
@@ -325,7 +312,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     async (request) => {
       const repository = await repositoryOf(request, request.body);
       const testCase = await testOf(store.db, repository, request.body.test_id);
-      const [test] = await fullRecords(repository, [testCase]);
+      const [test] = await fullTestRecords(deps, repository, [testCase]);
       return { test };
     },
   );
@@ -349,7 +336,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
         await saveTestCaseHealth(trx, store.dialect, [next]);
         return next;
       });
-      const [test] = await fullRecords(repository, [updated]);
+      const [test] = await fullTestRecords(deps, repository, [updated]);
       return { test };
     },
   );

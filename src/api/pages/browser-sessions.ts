@@ -1,0 +1,66 @@
+// Sessions of the test pages: a browser cannot send x-api-token, so a person signs in once with a token and gets a
+// cookie. The cookie never holds the token: it names the token's id and when the session ends, signed with
+// HMAC-SHA256 under a per-database secret (every replica agrees). Each request looks the token up again, so a
+// revoked token ends its sessions at once.
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+export const SESSION_COOKIE = "switchyard_session";
+export const SESSION_LIFETIME_MS = 12 * 3600 * 1000;
+
+const MAC_BYTES = 16;
+const tokenIdPattern = /^[0-9a-f]{16}$/;
+
+export class BrowserSessions {
+  constructor(private readonly secret: Buffer) {}
+
+  /** A session for the token `tokenId`, valid for SESSION_LIFETIME_MS from `now`. */
+  issue(tokenId: string, now: number): string {
+    const body = `${tokenId}.${now + SESSION_LIFETIME_MS}`;
+    return `${body}.${this.mac(body)}`;
+  }
+
+  /** The token id a session this service issued names, or null for a forged, altered or expired one. */
+  tokenIdOf(session: string, now: number): string | null {
+    const [tokenId = "", expiresAt = "", mac = "", ...rest] = session.split(".");
+    const presented = Buffer.from(mac, "base64url");
+    const expected = Buffer.from(this.mac(`${tokenId}.${expiresAt}`), "base64url");
+    if (rest.length > 0 || presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+      return null;
+    }
+    if (!tokenIdPattern.test(tokenId) || !(Number(expiresAt) > now)) return null;
+    return tokenId;
+  }
+
+  private mac(body: string): string {
+    return createHmac("sha256", this.secret)
+      .update(body)
+      .digest()
+      .subarray(0, MAC_BYTES)
+      .toString("base64url");
+  }
+}
+
+/**
+ * The Set-Cookie value of a session: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it),
+ * Secure when the service is served over https, and scoped to the test pages.
+ */
+export function sessionCookie(session: string, options: { path: string; secure: boolean }): string {
+  const attributes = [
+    `${SESSION_COOKIE}=${session}`,
+    `Path=${options.path}`,
+    `Max-Age=${SESSION_LIFETIME_MS / 1000}`,
+    "HttpOnly",
+    "SameSite=Strict",
+  ];
+  if (options.secure) attributes.push("Secure");
+  return attributes.join("; ");
+}
+
+/** The value of the cookie `name` in a Cookie header, if it has one. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const pair of (header ?? "").split(";")) {
+    const separator = pair.indexOf("=");
+    if (separator > 0 && pair.slice(0, separator).trim() === name) return pair.slice(separator + 1).trim();
+  }
+  return undefined;
+}
