@@ -149,6 +149,20 @@ export const SetQuarantineSettingRequest = Type.Object({
 });
 export type SetQuarantineSettingRequest = Static<typeof SetQuarantineSettingRequest>;
 
+export const LinkTicketRequest = Type.Object({
+  ...TestHealthTarget,
+  test_id: TestId,
+  ticket_url: Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        "the ticket's absolute http(s) URL, at most 2048 characters; null unlinks the test's ticket",
+    }),
+  ),
+});
+export type LinkTicketRequest = Static<typeof LinkTicketRequest>;
+
 export const TestResponse = Type.Object({ test: Type.Ref("TestRecord") });
 
 export const UploadRequest = Type.Object({

@@ -12,6 +12,7 @@ import {
   type RunCounts,
   runCounts,
 } from "../store/test-results.ts";
+import { ticketUrls } from "../store/test-tickets.ts";
 import type { ApiDependencies } from "./dependencies.ts";
 
 // contract 1: ISO 8601 UTC with milliseconds.
@@ -32,9 +33,14 @@ export interface TestStatistics {
   runs: RunCounts | undefined;
   commonFailures: CommonFailure[];
   pullRequestsImpacted: number;
+  /** The linked ticket's URL, if any. */
+  ticketUrl: string | null;
 }
 
-/** What the records of `testCases` need from their results, read in a few queries for the whole page. */
+/**
+ * What the records of `testCases` need from their results and linked tickets, read in a few queries for the whole
+ * page.
+ */
 export async function testStatistics(
   db: Kysely<Database>,
   testCases: readonly TestCase[],
@@ -43,12 +49,13 @@ export async function testStatistics(
 ): Promise<Map<number, TestStatistics>> {
   const keys = testCases.map((testCase) => testCase.key);
   const since = now - CLASSIFICATION_WINDOW_MS;
-  const [runs, failures, pullRequests] = await Promise.all([
+  const [runs, failures, pullRequests, tickets] = await Promise.all([
     options.full ? runCounts(db, keys, now) : new Map<number, RunCounts>(),
     options.full
       ? commonFailures(db, keys, since, COMMON_FAILURES_SHOWN)
       : new Map<number, CommonFailure[]>(),
     pullRequestsImpacted(db, keys, since),
+    ticketUrls(db, keys),
   ]);
   return new Map(
     keys.map((key) => [
@@ -57,6 +64,7 @@ export async function testStatistics(
         runs: runs.get(key),
         commonFailures: failures.get(key) ?? [],
         pullRequestsImpacted: pullRequests.get(key) ?? 0,
+        ticketUrl: tickets.get(key) ?? null,
       },
     ]),
   );
@@ -94,6 +102,9 @@ const status = (testCase: TestCase) => ({
   timestamp: isoTime(testCase.statusChangedAt),
 });
 
+const ticketOf = (statistics: TestStatistics | undefined): { html_url: string } | null =>
+  statistics?.ticketUrl ? { html_url: statistics.ticketUrl } : null;
+
 // contract 7.5: a fraction over all runs in the period, 0 without runs.
 const rate = (failures: number, runs: number) => (runs === 0 ? 0 : failures / runs);
 
@@ -117,8 +128,8 @@ export function unhealthyTestRecord(
     file_path: testCase.filePath,
     parent: testCase.parent,
     classname: testCase.classname,
-    // contract 7.5: null until a ticket is linked; this service does not link tickets yet.
-    ticket: null as { html_url: string } | null,
+    // contract 7.5: null until a ticket is linked (link-ticket).
+    ticket: ticketOf(statistics),
   };
 }
 

@@ -5,6 +5,7 @@ import * as foundation from "../../db/migrations/0001_foundation.ts";
 import * as testHealth from "../../db/migrations/0002_test_health.ts";
 import * as queueEngine from "../../db/migrations/0003_queue_engine.ts";
 import * as metrics from "../../db/migrations/0004_metrics.ts";
+import * as testTickets from "../../db/migrations/0005_test_tickets.ts";
 import * as testHealthSettings from "../../db/migrations/0006_test_health_settings.ts";
 
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   "0002_test_health": testHealth,
   "0003_queue_engine": queueEngine,
   "0004_metrics": metrics,
+  "0005_test_tickets": testTickets,
   "0006_test_health_settings": testHealthSettings,
 };
 

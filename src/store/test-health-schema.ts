@@ -84,11 +84,20 @@ export interface TestHealthSettingsTable {
   updated_at: number;
 }
 
+/** A ticket linked to a test case (migration 0005). */
+export interface TestCaseTicketsTable {
+  test_key: number;
+  /** An absolute http(s) URL. */
+  url: string;
+  linked_at: number;
+}
+
 export interface TestHealthTables {
   test_cases: TestCasesTable;
   test_uploads: TestUploadsTable;
   test_results: TestResultsTable;
   test_failures: TestFailuresTable;
   service_secrets: ServiceSecretsTable;
+  test_case_tickets: TestCaseTicketsTable;
   test_health_settings: TestHealthSettingsTable;
 }

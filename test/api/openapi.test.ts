@@ -28,6 +28,7 @@ describe("GET /v1/openapi.json", () => {
         "/v1/flaky-tests/list-quarantined-tests",
         "/v1/flaky-tests/get-test-details",
         "/v1/flaky-tests/set-quarantine-setting",
+        "/v1/flaky-tests/link-ticket",
         "/v1/getMergeQueueMetrics",
       ].sort(),
     );

@@ -10,10 +10,10 @@ import {
   junitReport,
   TEST_HEALTH_START,
   useTestHealthServer,
+  widgets as repo,
+  widgetsTarget as target,
 } from "../support/test-health.ts";
 
-const repo = { host: "github.com", owner: "acme", name: "widgets" };
-const target = { repo, org_url_slug: "acme" };
 const HOUR = 3600 * 1000;
 const sha = (n: number) => String(n).repeat(40);
 const hostileName = `renders <script>alert("owned")</script> & "quotes"`;
@@ -154,6 +154,22 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
     expect(page).toContain("<title>renders &lt;script&gt;");
     expect(page).toContain("&lt;img src=x onerror=&quot;alert(&lt;n&gt;)&quot;&gt;");
     expect(page).toContain("<td> &lt;i&gt;job&lt;/i&gt; </td>");
+  });
+
+  it("links the ticket linked to the test", async () => {
+    githubRepository();
+    await upload([cart]);
+    const ticketUrl = `https://tickets.example/WID-42?q="><script>alert(1)</script>`;
+    const linked = await server.post(
+      "flaky-tests/link-ticket",
+      { ...target, test_id: cartId, ticket_url: ticketUrl },
+      token,
+    );
+    expect(linked.status).toBe(200);
+    const page = squashed(await (await open(cartId, { cookie: await sessionCookieFor(token) })).text());
+    const href = "https://tickets.example/WID-42?q=%22%3E%3Cscript%3Ealert(1)%3C/script%3E";
+    expect(page).toContain(`<dt>Ticket</dt> <dd> <a href="${href}" rel="noreferrer">${href}</a> </dd>`);
+    expect(page).not.toContain("<script");
   });
 
   it("answers 404 for another organization's test, an unknown id and a malformed one", async () => {

@@ -14,6 +14,7 @@ import {
   type TestCase,
   testCaseKeyCache,
 } from "../../src/store/test-cases.ts";
+import { linkTicket } from "../../src/store/test-tickets.ts";
 import { failingTestsPage, type FailureCountKey, type PagePosition } from "../../src/store/test-listings.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 import { type CaseSpec, junitReport } from "../support/test-health.ts";
@@ -211,6 +212,9 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
     const chosen = await testNamed("chosen");
     await saveTestCaseHealth(store.db, dialect, [{ ...chosen, quarantineSetting: "never" }]);
     await ingest([{ name: "edge" }], { startedAt: now - 90 * DAY - HOUR });
+    for (const name of ["old", "kept"]) {
+      await linkTicket(store.db, (await testNamed(name)).key, `https://tickets.example/${name}`, now);
+    }
 
     const report = await maintainTestHealth({
       store,
@@ -227,6 +231,9 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
     expect(await count("test_results")).toBe(2);
     expect(await count("test_failures")).toBe(0);
     expect(await count("test_uploads")).toBe(2);
+    // A forgotten test's ticket goes with it.
+    const tickets = await store.db.selectFrom("test_case_tickets").select("url").execute();
+    expect(tickets).toEqual([{ url: "https://tickets.example/kept" }]);
   });
 
   it("pages failing tests by count, then name in byte order, then key, in both directions", async () => {

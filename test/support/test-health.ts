@@ -82,6 +82,10 @@ export function githubRepository(
   return github;
 }
 
+/** The repository test-health tests upload to, and the target of their requests (repo and org_url_slug). */
+export const widgets = { host: "github.com", owner: "acme", name: "widgets" };
+export const widgetsTarget = { repo: widgets, org_url_slug: "acme" };
+
 /** The time test-health tests start at. */
 export const TEST_HEALTH_START = Date.parse("2026-11-21T12:00:00.000Z");
 

@@ -1,4 +1,4 @@
-// Test health (contract 7, interface 4.3): JUnit uploads, the four listings, and quarantine settings.
+// Test health (contract 7, interface 4.3): JUnit uploads, the four listings, quarantine settings and linked tickets.
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
@@ -30,11 +30,13 @@ import {
   statusChangeKey,
   unhealthyTestsPage,
 } from "../../store/test-listings.ts";
+import { linkTicket, unlinkTicket } from "../../store/test-tickets.ts";
 import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../dependencies.ts";
 import {
   flakyTestSchemas,
   GetTestDetailsRequest,
+  LinkTicketRequest,
   ListFailingTestsRequest,
   ListFailingTestsResponse,
   ListQuarantinedTestsRequest,
@@ -340,4 +342,40 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       return { test };
     },
   );
+
+  api.post<{ Body: LinkTicketRequest }>(
+    "/flaky-tests/link-ticket",
+    {
+      schema: {
+        summary: "Link a ticket to a test (replacing the one it had), or unlink it with a null ticket_url",
+        body: LinkTicketRequest,
+        response: { 200: TestResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { test_id: testId, ticket_url: ticketUrl } = request.body;
+      const url = ticketUrl === null ? null : absoluteHttpUrl(ticketUrl, "ticket_url");
+      const repository = await repositoryOf(request, request.body);
+      // In the test-health transaction: the hourly pass cannot forget the test between the look-up and the link.
+      const testCase = await inTestHealthTransaction(store, repository.id, async (trx) => {
+        const found = await testOf(trx, repository, testId);
+        if (url === null) await unlinkTicket(trx, found.key);
+        else await linkTicket(trx, found.key, url, deps.clock());
+        return found;
+      });
+      const [test] = await fullTestRecords(deps, repository, [testCase]);
+      return { test };
+    },
+  );
+}
+
+/** `text` as an absolute http(s) URL (as the URL standard writes it), or a 400 naming the field. */
+function absoluteHttpUrl(text: string, field: string): string {
+  const url = URL.canParse(text) ? new URL(text) : null;
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw invalidRequest(`the request is invalid: ${field} is not an absolute http or https URL`, [
+      { path: field, message: "must be an absolute http or https URL" },
+    ]);
+  }
+  return url.href;
 }
