@@ -4,7 +4,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { LowercaseEnum, Nullable, Timestamp } from "./schema-types.ts";
 import { BranchName, RepoRef } from "./schemas.ts";
 
-const TestHealthTarget = {
+export const TestHealthTarget = {
   repo: RepoRef,
   org_url_slug: Type.String({
     minLength: 1,
@@ -164,6 +164,30 @@ export const LinkTicketRequest = Type.Object({
 export type LinkTicketRequest = Static<typeof LinkTicketRequest>;
 
 export const TestResponse = Type.Object({ test: Type.Ref("TestRecord") });
+
+export const GetAutoQuarantineRequest = Type.Object(TestHealthTarget);
+export type GetAutoQuarantineRequest = Static<typeof GetAutoQuarantineRequest>;
+
+export const AutoQuarantineResponse = Type.Object({
+  auto_quarantine: Type.Boolean({ description: "whether flaky tests with the auto setting are quarantined" }),
+});
+
+export const SetAutoQuarantineRequest = Type.Object({
+  ...TestHealthTarget,
+  enabled: Type.Boolean({
+    description: "quarantine flaky tests with the auto setting (the default), or not",
+  }),
+});
+export type SetAutoQuarantineRequest = Static<typeof SetAutoQuarantineRequest>;
+
+export const SetAutoQuarantineResponse = Type.Object({
+  auto_quarantine: Type.Boolean(),
+  tests_quarantined: Type.Integer({ minimum: 0, description: "flaky tests the change quarantined" }),
+  tests_released: Type.Integer({
+    minimum: 0,
+    description: "flaky tests the change released from quarantine",
+  }),
+});
 
 export const UploadRequest = Type.Object({
   ...TestHealthTarget,

@@ -1,6 +1,8 @@
 // Which repository a request is about, and whether the token may touch it (contract 3 and 4).
+import type { FastifyRequest } from "fastify";
 import { findRepository, rememberRepository, type Repository } from "../store/repositories.ts";
 import type { Principal } from "../store/tokens.ts";
+import { principalOf } from "./auth.ts";
 import type { ApiDependencies } from "./dependencies.ts";
 import { Problem } from "./problem.ts";
 import type { RepoRef } from "./schemas.ts";
@@ -48,4 +50,21 @@ export async function resolveRepository(
 export function organizationCovers(principal: Principal, host: string, owner: string): boolean {
   const ownerKey = owner.toLowerCase();
   return principal.owners.some((covered) => covered.host === host && covered.ownerKey === ownerKey);
+}
+
+/** contract 3: a test-health request's org_url_slug must be the token's organization, and the repo one it covers. */
+export async function testHealthRepository(
+  deps: ApiDependencies,
+  request: FastifyRequest,
+  body: { repo: RepoRef; org_url_slug: string },
+): Promise<Repository> {
+  const principal = principalOf(request);
+  if (body.org_url_slug.toLowerCase() !== principal.organizationSlug) {
+    throw new Problem(
+      403,
+      "forbidden",
+      `org_url_slug "${body.org_url_slug}" is not the organization of this token (${principal.organizationSlug})`,
+    );
+  }
+  return resolveRepository(deps, principal, body.repo);
 }

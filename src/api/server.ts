@@ -8,6 +8,7 @@ import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { registerTestPages, testPagesPrefix } from "./pages/test-pages.ts";
 import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
+import { registerAutoQuarantineRoutes } from "./routes/auto-quarantine.ts";
 import { registerFlakyTestRoutes } from "./routes/flaky-tests.ts";
 import { registerMetricsRoutes } from "./routes/metrics.ts";
 import { registerPullRequestRoutes } from "./routes/pull-requests.ts";
@@ -76,6 +77,7 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
       registerPullRequestRoutes(v1, deps);
       registerTestRunRoutes(v1, deps);
       registerFlakyTestRoutes(v1, deps);
+      registerAutoQuarantineRoutes(v1, deps);
       registerMetricsRoutes(v1, deps);
     },
     { prefix: apiPrefix },

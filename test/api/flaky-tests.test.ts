@@ -270,6 +270,52 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       ]);
     });
 
+    it("turns the repository's auto-quarantine off and on, releasing and quarantining its flaky tests", async () => {
+      githubRepository();
+      expect((await post("get-auto-quarantine", target)).body).toEqual({ auto_quarantine: true });
+      await upload([{ name: "flips", outcome: "failed" }]);
+      await upload([{ name: "flips" }], { commit_sha: sha(2) });
+      expect((await details(idOf("flips"))).body.test).toMatchObject({ quarantined: true });
+
+      now += HOUR;
+      const off = await post("set-auto-quarantine", { ...target, enabled: false });
+      expect(off).toMatchObject({
+        status: 200,
+        body: { auto_quarantine: false, tests_quarantined: 0, tests_released: 1 },
+      });
+      expect((await post("get-auto-quarantine", target)).body).toEqual({ auto_quarantine: false });
+      expect((await details(idOf("flips"))).body.test).toMatchObject({
+        quarantined: false,
+        quarantine_setting: "auto",
+      });
+      // Its failures now count: a CI job wrapped in `switchyard test` fails on them.
+      const failed = await upload([{ name: "flips", outcome: "failed" }], { commit_sha: sha(3) });
+      expect(failed.body).toMatchObject({ quarantined_failures: 0, all_failures_quarantined: false });
+      expect((await quarantined()).body.quarantined_tests).toEqual([]);
+
+      now += HOUR;
+      const on = await post("set-auto-quarantine", { ...target, enabled: true });
+      expect(on.body).toEqual({ auto_quarantine: true, tests_quarantined: 1, tests_released: 0 });
+      expect((await quarantined()).body.quarantined_tests).toEqual([
+        expect.objectContaining({ name: "flips", quarantined_at: new Date(now).toISOString() }),
+      ]);
+    });
+
+    it("refuses a sloppy auto-quarantine setting and another organization's repository, changing nothing", async () => {
+      const sloppy = await post("set-auto-quarantine", { ...target, enabled: "no" });
+      expect(sloppy.status).toBe(400);
+      expect(sloppy.body.errors).toEqual([{ path: "enabled", message: expect.any(String) }]);
+      const missing = await post("set-auto-quarantine", target);
+      expect(missing.status).toBe(400);
+      const foreign = await post("set-auto-quarantine", {
+        ...target,
+        org_url_slug: "globex",
+        enabled: false,
+      });
+      expect(foreign).toMatchObject({ status: 403, body: { code: "forbidden" } });
+      expect((await post("get-auto-quarantine", target)).body).toEqual({ auto_quarantine: true });
+    });
+
     it("answers 404 test_not_found for a test of no upload, and 400 for an id that is not a UUID", async () => {
       const missing = await post("set-quarantine-setting", {
         ...target,

@@ -29,6 +29,8 @@ describe("GET /v1/openapi.json", () => {
         "/v1/flaky-tests/get-test-details",
         "/v1/flaky-tests/set-quarantine-setting",
         "/v1/flaky-tests/link-ticket",
+        "/v1/flaky-tests/get-auto-quarantine",
+        "/v1/flaky-tests/set-auto-quarantine",
         "/v1/getMergeQueueMetrics",
       ].sort(),
     );

@@ -1,6 +1,6 @@
 // Test health (contract 7, interface 4.3): JUnit uploads, the four listings, quarantine settings and linked tickets.
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
 import { ingestUpload } from "../../health/ingestion.ts";
 import { JunitParseError } from "../../health/junit-parser.ts";
@@ -31,7 +31,6 @@ import {
   unhealthyTestsPage,
 } from "../../store/test-listings.ts";
 import { linkTicket, unlinkTicket } from "../../store/test-tickets.ts";
-import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../dependencies.ts";
 import {
   flakyTestSchemas,
@@ -51,8 +50,7 @@ import {
 import { errorResponses } from "../openapi.ts";
 import { PageTokens, readPage } from "../page-tokens.ts";
 import { invalidRequest, notFound, Problem } from "../problem.ts";
-import { resolveRepository } from "../repo-access.ts";
-import type { RepoRef } from "../schemas.ts";
+import { testHealthRepository } from "../repo-access.ts";
 import {
   fullTestRecords,
   quarantinedTestRecord,
@@ -81,22 +79,6 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
   let pageTokens: Promise<PageTokens> | undefined;
   const tokens = () =>
     (pageTokens ??= serviceSecret(store.db, "page_tokens").then((secret) => new PageTokens(secret)));
-
-  /** contract 3: org_url_slug must be the token's organization, and the repo one it covers. */
-  const repositoryOf = async (
-    request: FastifyRequest,
-    body: { repo: RepoRef; org_url_slug: string },
-  ): Promise<Repository> => {
-    const principal = principalOf(request);
-    if (body.org_url_slug.toLowerCase() !== principal.organizationSlug) {
-      throw new Problem(
-        403,
-        "forbidden",
-        `org_url_slug "${body.org_url_slug}" is not the organization of this token (${principal.organizationSlug})`,
-      );
-    }
-    return resolveRepository(deps, principal, body.repo);
-  };
 
   const testOf = async (db: typeof store.db, repository: Repository, testId: string): Promise<TestCase> => {
     const testCase = await findTestCase(db, repository.id, testId.toLowerCase());
@@ -133,7 +115,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
           { path: "started_at", message: "must not be more than a day in the future" },
         ]);
       }
-      const repository = await repositoryOf(request, body);
+      const repository = await testHealthRepository(deps, request, body);
       const branches = await stableBranches(store.db, deps.repositoryFacts, repository);
       try {
         const outcome = await ingestUpload(store, {
@@ -201,7 +183,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
           "start_time and end_time must be within 7 days of each other; list longer periods a week at a time",
         );
       }
-      const repository = await repositoryOf(request, body);
+      const repository = await testHealthRepository(deps, request, body);
       const retentionMs = config.testResultsRetentionDays * DAY_MS;
       // Results older than the retention at the walk's snapshot are not counted, so that no purge during the
       // walk changes a count (the purge keeps results a snapshot's lifetime longer than the retention).
@@ -247,7 +229,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     async (request) => {
       const body = request.body;
       const status: Exclude<HealthStatus, "healthy"> = body.status;
-      const repository = await repositoryOf(request, body);
+      const repository = await testHealthRepository(deps, request, body);
       const { rows, page } = await readPage<TestCase, StatusChangeKey>(
         await tokens(),
         body.page_query,
@@ -283,7 +265,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     },
     async (request) => {
       const body = request.body;
-      const repository = await repositoryOf(request, body);
+      const repository = await testHealthRepository(deps, request, body);
       const { rows, page } = await readPage<TestCase, QuarantineKey>(
         await tokens(),
         body.page_query,
@@ -312,7 +294,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       },
     },
     async (request) => {
-      const repository = await repositoryOf(request, request.body);
+      const repository = await testHealthRepository(deps, request, request.body);
       const testCase = await testOf(store.db, repository, request.body.test_id);
       const [test] = await fullTestRecords(deps, repository, [testCase]);
       return { test };
@@ -330,7 +312,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     },
     async (request) => {
       const { test_id: testId, setting } = request.body;
-      const repository = await repositoryOf(request, request.body);
+      const repository = await testHealthRepository(deps, request, request.body);
       const updated = await inTestHealthTransaction(store, repository.id, async (trx) => {
         const testCase = await testOf(trx, repository, testId);
         const { autoQuarantine } = await testHealthSettings(trx, repository.id);
@@ -355,7 +337,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     async (request) => {
       const { test_id: testId, ticket_url: ticketUrl } = request.body;
       const url = ticketUrl === null ? null : absoluteHttpUrl(ticketUrl, "ticket_url");
-      const repository = await repositoryOf(request, request.body);
+      const repository = await testHealthRepository(deps, request, request.body);
       // In the test-health transaction: the hourly pass cannot forget the test between the look-up and the link.
       const testCase = await inTestHealthTransaction(store, repository.id, async (trx) => {
         const found = await testOf(trx, repository, testId);

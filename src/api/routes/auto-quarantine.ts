@@ -1,0 +1,52 @@
+// A repository's auto-quarantine (contract 7.4: "the repo's auto-quarantine is on (default on)"), read and set
+// through two extension endpoints beside set-quarantine-setting.
+import type { FastifyInstance } from "fastify";
+import { setAutoQuarantine } from "../../health/auto-quarantine.ts";
+import { testHealthSettings } from "../../store/test-health-settings.ts";
+import type { ApiDependencies } from "../dependencies.ts";
+import {
+  AutoQuarantineResponse,
+  GetAutoQuarantineRequest,
+  SetAutoQuarantineRequest,
+  SetAutoQuarantineResponse,
+} from "../flaky-tests-schemas.ts";
+import { errorResponses } from "../openapi.ts";
+import { testHealthRepository } from "../repo-access.ts";
+
+export function registerAutoQuarantineRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+  api.post<{ Body: GetAutoQuarantineRequest }>(
+    "/flaky-tests/get-auto-quarantine",
+    {
+      schema: {
+        summary: "Whether the repository quarantines its flaky tests automatically",
+        body: GetAutoQuarantineRequest,
+        response: { 200: AutoQuarantineResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const repository = await testHealthRepository(deps, request, request.body);
+      const { autoQuarantine } = await testHealthSettings(deps.store.db, repository.id);
+      return { auto_quarantine: autoQuarantine };
+    },
+  );
+
+  api.post<{ Body: SetAutoQuarantineRequest }>(
+    "/flaky-tests/set-auto-quarantine",
+    {
+      schema: {
+        summary: "Turn automatic quarantine of flaky tests on or off; their quarantine follows at once",
+        body: SetAutoQuarantineRequest,
+        response: { 200: SetAutoQuarantineResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const repository = await testHealthRepository(deps, request, request.body);
+      const change = await setAutoQuarantine(deps.store, repository.id, request.body.enabled, deps.clock());
+      return {
+        auto_quarantine: change.autoQuarantine,
+        tests_quarantined: change.quarantined,
+        tests_released: change.released,
+      };
+    },
+  );
+}
