@@ -255,8 +255,6 @@ class Ingestion {
   ): Promise<TouchedTest[]> {
     if (tests.length === 0) return [];
     const { repository, variant, now } = this.input;
-    // In id order, the new entries of the id index go in one sweep instead of at random places.
-    tests.sort((a, b) => (a.read.id < b.read.id ? -1 : 1));
     const keys = await upload.nextKeys(tests.length);
     const identities = testIdentities(batch);
     // Tests that share a classification share their health, which each insert binds once.
