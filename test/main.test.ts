@@ -1,14 +1,19 @@
 // The process as `npm start` runs it: configuration, database creation and migration, Probot's server.
 import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { rememberRepository } from "../src/store/repositories.ts";
 import { createToken } from "../src/store/tokens.ts";
 import { openMigratedDatabase } from "../src/store/database.ts";
 import { testPrivateKey } from "./support/github-app.ts";
 import { freePort } from "./support/ports.ts";
+import { junitReport } from "./support/test-health.ts";
 
 const root = join(import.meta.dirname, "..");
 // As `npm start` does (tsx), but resolved from the project: the process runs in a directory of its own.
@@ -99,6 +104,64 @@ describe("npm start", () => {
     });
     expect(response.status).toBe(403);
     expect((await fetch(`http://127.0.0.1:${port}/ping`)).status).toBe(200);
+  });
+
+  it("stores a JUnit upload, read on its reader thread, against a GitHub Enterprise host", async () => {
+    // GitHub answers the installation's token and the repository's default branch (contract 7.3).
+    const github = createServer((request, response) => {
+      const reply = (status: number, body: unknown) =>
+        response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      if (request.method === "POST" && request.url === "/api/v3/app/installations/7/access_tokens") {
+        reply(201, { token: "ghs_test", expires_at: new Date(Date.now() + 3600_000).toISOString() });
+      } else if (request.method === "GET" && request.url === "/api/v3/repos/acme/widgets") {
+        reply(200, { name: "widgets", owner: { login: "acme" }, default_branch: "trunk" });
+      } else {
+        reply(404, { message: "Not Found" });
+      }
+    });
+    github.listen(0, "127.0.0.1");
+    await once(github, "listening");
+    const host = `127.0.0.1:${(github.address() as AddressInfo).port}`;
+    try {
+      const cwd = workdir();
+      const port = await freePort();
+      const databaseUrl = `file:${join(cwd, "service.db")}`;
+      const store = await openMigratedDatabase(databaseUrl);
+      const { token } = await createToken(store.db, { organization: "acme", owners: [], host, now: 1 });
+      await rememberRepository(store.db, { host, owner: "acme", name: "widgets", installationId: 7 }, 1);
+      await store.close();
+      const { child } = await start(cwd, {
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: databaseUrl,
+        APP_ID: "1",
+        PRIVATE_KEY: testPrivateKey(),
+        WEBHOOK_SECRET: "secret",
+        GHE_HOST: host,
+        GHE_PROTOCOL: "http",
+      });
+      children.push(child);
+      const cases = Array.from({ length: 5000 }, (_, index) => ({ name: `case ${index}` }));
+      const response = await fetch(`http://127.0.0.1:${port}/v1/flaky-tests/upload`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-token": token },
+        body: JSON.stringify({
+          repo: { host, owner: "acme", name: "widgets" },
+          org_url_slug: "acme",
+          commit_sha: "a".repeat(40),
+          branch: "trunk",
+          junit_xml: [junitReport([...cases, { name: "breaks", outcome: "failed" }])],
+        }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({
+        test_results: 5001,
+        failures: 1,
+        unquarantined_failures: [{ name: "breaks", classname: "pkg.Widget" }],
+      });
+    } finally {
+      github.close();
+    }
   });
 
   it("refuses to start with invalid configuration and says why", async () => {
