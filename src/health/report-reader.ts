@@ -169,6 +169,13 @@ function parseError(failure: ParseFailure): JunitParseError {
   return new JunitParseError(failure.documentIndex, failure.line, failure.column, failure.reason);
 }
 
+/**
+ * The reader thread's heap is capped. It holds a few chunks and batches, but a batch may hold 20 MiB of failure
+ * text (the most an API body carries), which the XML parser gathers whole before the bounds apply; a hostile
+ * stream that goes beyond ends the thread (the uploads being read fail), never the process.
+ */
+const READER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 256 };
+
 /** The process's reader thread, and the uploads it reads, told when it dies. */
 interface ReaderThread {
   worker: Worker;
@@ -226,10 +233,10 @@ function readerThread(): ReaderThread {
 function spawnReader(): Worker {
   const fromSources = import.meta.url.endsWith(".ts");
   const entry = new URL(`./report-reader-thread.${fromSources ? "ts" : "js"}`, import.meta.url);
-  if (!fromSources) return new Worker(entry);
+  if (!fromSources) return new Worker(entry, { resourceLimits: READER_HEAP_LIMITS });
   // Run from the TypeScript sources (npm start, vitest), the thread registers tsx's loader before loading its
   // entry: on Node 20 the loader flags a worker inherits do not reach its module loader.
   const tsx = import.meta.resolve("tsx/esm/api");
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  return new Worker(bootstrap, { eval: true, resourceLimits: READER_HEAP_LIMITS });
 }

@@ -1,7 +1,8 @@
 // npm run bench:health — test-health ingestion and listings on SQLite, with generated data:
 //  1. ingestion throughput of a 15 MiB JUnit report of 150,000 test cases, streamed from a file: its first upload
 //     (every test new) and three more (every test known, the steady state of CI), wall-clock and CPU time;
-//  2. the memory of a first upload of that report and of one twice its size, each in a fresh process;
+//  2. the memory of a first upload of that report and of ones twice and four times its size, each in a fresh
+//     process;
 //  3. p50/p95 latency of each listing endpoint over HTTP with 1,000,000 stored results over 20,000 tests.
 // GitHub is never contacted: the repository is known, and its default branch and CODEOWNERS come from a stub.
 import { execFileSync } from "node:child_process";
@@ -246,12 +247,15 @@ async function main(): Promise<void> {
     const reportBytes = await writeReport(report, 150_000, 0.01);
     const doubleReport = join(dir, "report-300k.xml");
     const doubleBytes = await writeReport(doubleReport, 300_000, 0.01);
+    const quadrupleReport = join(dir, "report-600k.xml");
+    const quadrupleBytes = await writeReport(quadrupleReport, 600_000, 0.01);
 
     console.log("ingesting (each scenario in a fresh process and database)…");
     const throughput = runIngestionChild(report, dir, 4, "throughput");
     const memory = [
       { bytes: reportBytes, ...runIngestionChild(report, dir, 1, "memory") },
       { bytes: doubleBytes, ...runIngestionChild(doubleReport, dir, 1, "memory") },
+      { bytes: quadrupleBytes, ...runIngestionChild(quadrupleReport, dir, 1, "memory") },
     ];
 
     console.log("storing 1,000,000 results over 20,000 tests…");

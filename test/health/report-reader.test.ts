@@ -137,6 +137,20 @@ describe("reading an upload's reports on the reader thread", () => {
     await vi.waitFor(() => expect(closed).toBe(true));
   });
 
+  it("reads a batch holding 20 MiB of failure text within its heap's cap", async () => {
+    const trace = "at Widget.spin (widget.ts:1)\n".repeat(2300);
+    const cases = Array.from(
+      { length: 300 },
+      (_, index) =>
+        `<testcase name="t${index}"><failure message="spun ${index}">${trace}</failure></testcase>`,
+    );
+    const report = suite(cases.join(""));
+    expect(report.length).toBeGreaterThan(19 * 1024 * 1024);
+    const [batch] = await readAll([report], 1000);
+    expect(batch?.testCases).toBe(300);
+    expect(new Set(failureSummaries(batch as ReadBatch))).toEqual(new Set(["spun <n>"]));
+  });
+
   it("fails the uploads it was reading when its thread dies, and starts a new thread for the next upload", async () => {
     async function* slow() {
       yield "<testsuite>";
