@@ -89,10 +89,11 @@ export async function* readReports(
     }
     wake();
   });
-  const stopWatching = readerThread().watch(fail);
+  const thread = readerThread();
+  const stopWatching = thread.watch(fail);
   const job: Omit<ReadingJob, "port"> = { ...options, documentCount: documents.length };
-  readerThread().worker.postMessage({ ...job, port: readerPort }, [readerPort]);
-  supply.parsed();
+  thread.worker.postMessage({ ...job, port: readerPort }, [readerPort]);
+  supply.fill();
   try {
     for (;;) {
       // Batches are ingested in microtasks only (SQLite answers synchronously): without a turn of the event loop
@@ -117,7 +118,7 @@ export async function* readReports(
 
 /**
  * Sends the documents' chunks, in order, each document followed by its end, keeping CHUNKS_AHEAD of them ahead of
- * the reader: `parsed()` is called when the reader has parsed one (and once at the start).
+ * the reader: `fill()` sends as many as that allows, and `parsed()` is called each time the reader parsed one.
  */
 function chunkSupplier(documents: readonly JunitInput[], port: MessagePort, fail: (error: Error) => void) {
   let index = 0;
@@ -150,10 +151,14 @@ function chunkSupplier(documents: readonly JunitInput[], port: MessagePort, fail
       sending = false;
     }
   };
+  const fill = () => {
+    if (!sending) void send();
+  };
   return {
+    fill,
     parsed(): void {
-      ahead = Math.max(0, ahead - 1);
-      if (!sending) void send();
+      ahead--;
+      fill();
     },
     /**
      * Closes the document being read (a file stream, say) when the upload ends before its end; without waiting, as
