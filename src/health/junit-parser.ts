@@ -14,7 +14,10 @@ export interface FailureDetails {
   message: string;
   /** The element's `type` attribute, "" when absent. */
   type: string;
-  /** The element's text (a stack trace, usually), bounded to {@link MAX_FAILURE_TEXT_CHARS}. */
+  /**
+   * The element's text (a stack trace, usually), bounded to {@link MAX_FAILURE_TEXT_CHARS}. The line naming the
+   * test that PHPUnit puts first is left out: the failure starts after it.
+   */
   text: string;
 }
 
@@ -72,6 +75,8 @@ const MAX_DURATION_SECONDS = 7 * 24 * 3600;
 // The streaming form hands input to the parser in slices of this size, so the test cases read from one slice
 // (and waiting to be yielded) stay few.
 const SLICE_CHARS = 64 * 1024;
+// The classname jest-junit gives a test file that failed to load (reportTestSuiteErrors), whatever its templates.
+const JEST_SUITE_FAILED = "Test suite failed to run";
 
 const RESULT_ELEMENTS = new Map<string, { kind: FailureKind; role: "primary" | "rerun" | "flaky" }>([
   ["failure", { kind: "failure", role: "primary" }],
@@ -100,6 +105,8 @@ const IGNORED: Frame = { kind: "ignored" };
 interface CaseBuilder {
   name: string;
   classname: string;
+  /** PHPUnit's `class` attribute (the class with backslashes), "" when absent. */
+  phpunitClass: string;
   parent: string;
   filePath: string;
   durationMs: number | null;
@@ -138,6 +145,7 @@ export class JunitDocumentParser {
   private readonly frames: Frame[] = [];
   private currentCase: CaseBuilder | null = null;
   private currentResult: ResultBuilder | null = null;
+  private previousCase: CaseBuilder | null = null;
   private startOfDocument = true;
   private heldHighSurrogate = "";
 
@@ -223,6 +231,7 @@ export class JunitDocumentParser {
         this.currentCase = {
           name: bounded(attributes.name, MAX_NAME_CHARS),
           classname: bounded(attributes.classname, MAX_NAME_CHARS),
+          phpunitClass: bounded(attributes.class, MAX_NAME_CHARS),
           parent: suite?.name ?? "",
           filePath: bounded(attributes.file, MAX_NAME_CHARS) || (suite?.filePath ?? ""),
           durationMs: parseDurationMs(attributes.time),
@@ -291,13 +300,16 @@ export class JunitDocumentParser {
     const testCase = this.currentCase;
     this.currentResult = null;
     if (result === null || testCase === null) return;
-    const joined = result.textParts.join("");
+    // The whitespace around the text is the report's indentation, not the runner's output.
+    let text = result.textParts.join("").trim();
+    if (result.message === "" && testCase.phpunitClass !== "") {
+      text = withoutTestHeader(text, `${testCase.phpunitClass}::${testCase.name}`);
+    }
     const details: FailureDetails = {
       kind: result.kind,
       message: result.message,
       type: result.type,
-      // The whitespace around the text is the report's indentation, not the runner's output.
-      text: joined.trim() + (result.truncated ? TRUNCATION_MARK : ""),
+      text: text + (result.truncated ? TRUNCATION_MARK : ""),
     };
     if (result.role === "rerun") testCase.reruns.push(details);
     else if (result.role === "flaky") testCase.flakes.push(details);
@@ -307,8 +319,10 @@ export class JunitDocumentParser {
 
   private finishCase(): void {
     const builder = this.currentCase;
+    const previous = this.previousCase;
     this.currentCase = null;
-    if (builder === null) return;
+    this.previousCase = builder;
+    if (builder === null || isJestLoadErrorEcho(builder, previous)) return;
     const { primary, reruns, flakes } = builder;
     let attempts: TestAttempt[];
     let failure: FailureDetails | null = null;
@@ -334,6 +348,39 @@ export class JunitDocumentParser {
       attempts,
     });
   }
+}
+
+/**
+ * PHPUnit's JUnit logger writes no message attribute, and starts the text with the test's name (`Class::method`,
+ * followed by a data set's values): as the first line it would stand for every failure of the test in summaries,
+ * whatever the failure. It is left out when a line of the failure follows it.
+ */
+function withoutTestHeader(text: string, header: string): string {
+  const newline = text.indexOf("\n");
+  if (newline === -1) return text;
+  const first = text.slice(0, newline).trimEnd();
+  if (first !== header && !first.startsWith(`${header} `)) return text;
+  const rest = text.slice(newline + 1).trim();
+  return rest === "" ? text : rest;
+}
+
+/**
+ * jest-junit writes a test file that failed to load twice, as two test case elements named after the file: an
+ * `<error>` with Jest's message, then a `<failure>` holding the same error as JSON (`{}` for a thrown Error), which
+ * it adds for any suite with an execution error. The second is not another run: counting it would record each load
+ * error as two failures, one of them unreadable.
+ */
+function isJestLoadErrorEcho(testCase: CaseBuilder, previous: CaseBuilder | null): boolean {
+  return (
+    previous !== null &&
+    testCase.classname === JEST_SUITE_FAILED &&
+    previous.classname === JEST_SUITE_FAILED &&
+    testCase.name === previous.name &&
+    testCase.parent === previous.parent &&
+    testCase.filePath === previous.filePath &&
+    previous.primary?.kind === "error" &&
+    testCase.primary?.kind === "failure"
+  );
 }
 
 export type JunitInput =

@@ -83,6 +83,70 @@ describe("structure", () => {
     ]);
   });
 
+  it("keeps a test case repeated in one report as one test case per run", async () => {
+    // The shape Gradle's test-retry plugin writes for a re-run (mergeReruns off): the same element twice.
+    const testCases = await parseAll(
+      '<testsuite name="com.acme.CartTest">' +
+        '<testcase name="syncs()" classname="com.acme.CartTest" time="1.503"><failure message="timed out"/></testcase>' +
+        '<testcase name="syncs()" classname="com.acme.CartTest" time="0.087"/></testsuite>',
+    );
+    expect(testCases.map((testCase) => [testCase.name, testCase.outcome, testCase.durationMs])).toEqual([
+      ["syncs()", "failed", 1503],
+      ["syncs()", "passed", 87],
+    ]);
+  });
+
+  it("drops the JSON copy jest-junit writes after a test file that failed to load, and nothing else", async () => {
+    const loadError = (file: string, result: string): string =>
+      `<testsuite name="${file}"><testcase classname="Test suite failed to run" name="${file}" file="${file}">` +
+      `${result}</testcase></testsuite>`;
+    const testCases = await parseAll(
+      "<testsuites>" +
+        loadError("a.test.js", "<error>  ● Test suite failed to run\n\n    Error: a</error>") +
+        // the same file's second element: jest-junit's copy of the error as JSON
+        loadError("a.test.js", "<failure>{}</failure>") +
+        loadError("b.test.js", "<failure>{}</failure>") +
+        loadError("c.test.js", "<error>first</error>") +
+        loadError("c.test.js", "<error>second</error>") +
+        "</testsuites>",
+    );
+    expect(testCases.map((testCase) => [testCase.name, testCase.failure?.text])).toEqual([
+      ["a.test.js", "● Test suite failed to run\n\n    Error: a"],
+      ["b.test.js", "{}"],
+      ["c.test.js", "first"],
+      ["c.test.js", "second"],
+    ]);
+  });
+
+  it("leaves out the line naming the test that PHPUnit puts before the failure", async () => {
+    const phpunitCase = (name: string, result: string): string =>
+      `<testcase name="${name}" class="App\\PriceTest" classname="App.PriceTest">${result}</testcase>`;
+    const testCases = await parseAll(
+      "<testsuite>" +
+        phpunitCase(
+          "testA",
+          "<failure>App\\PriceTest::testA\nFailed asserting that false is true.</failure>",
+        ) +
+        phpunitCase(
+          "testB with data set #0",
+          "<error>App\\PriceTest::testB with data set #0 (1)\nboom</error>",
+        ) +
+        // nothing follows the line, so it is all there is to say
+        phpunitCase("testC", "<failure>App\\PriceTest::testC</failure>") +
+        // another test's name, or a message attribute: the text is the runner's, as it is
+        phpunitCase("testD", "<failure>App\\PriceTest::testA\nsecond line</failure>") +
+        phpunitCase("testE", '<failure message="m">App\\PriceTest::testE\nsecond line</failure>') +
+        "</testsuite>",
+    );
+    expect(testCases.map((testCase) => testCase.failure?.text)).toEqual([
+      "Failed asserting that false is true.",
+      "boom",
+      "App\\PriceTest::testC",
+      "App\\PriceTest::testA\nsecond line",
+      "App\\PriceTest::testE\nsecond line",
+    ]);
+  });
+
   it("joins text and CDATA sections of one failure", async () => {
     const [testCase] = await parseAll(
       '<testsuite><testcase name="t"><failure>before <![CDATA[<raw> & ]]>after</failure></testcase></testsuite>',
