@@ -88,7 +88,19 @@ describe("failure summary (contract 7.5)", () => {
     expect(await summaries("surefire-rerun.xml")).toEqual(["widget count mismatch", "boom <hex>"]);
     expect(await summaries("jest-junit.xml")).toEqual([
       "Error: expect(received).toBe(expected) // Object.is equality",
+      "Error: expect(received).toThrow(expected)",
       "● Test suite failed to run",
+      "● Test suite failed to run",
+    ]);
+    expect(await summaries("gradle.xml")).toEqual([
+      "java.lang.IllegalStateException: no coupon code",
+      "java.lang.AssertionError: total with tax",
+    ]);
+    expect(await summaries("phpunit-nested.xml")).toEqual([
+      "RuntimeException: inventory service unreachable",
+      "Failed asserting that <n> is identical to <n>.",
+      "total with tax",
+      'InvalidArgumentException: not a price: "twelve"',
     ]);
     expect(await summaries("go-junit-report.xml")).toEqual(["Failed", "Failed", "Build error"]);
   });
