@@ -382,7 +382,12 @@ async function main(): Promise<void> {
     console.log(
       "    the growth between them is SQLite's page cache (at most 64 MiB) and the key cache (at most 250,000 ids)",
     );
-    console.log("    filling up; the batch holds 2,000 test cases whatever the size of the report");
+    console.log(
+      "    filling up; the batch holds 2,000 test cases whatever the size of the report (the live heap is",
+    );
+    console.log(
+      "    the main thread's: the report reader's holds a few chunks and two batches, capped at 256 MiB)",
+    );
     console.log(
       `\nlistings over HTTP, one request at a time, ${stored.toLocaleString("en-US")} results over ${testIds.length.toLocaleString("en-US")} tests` +
         ` (stored in ${(generationMs / 1000).toFixed(1)} s; ${statuses.map((s) => `${s.count} ${s.status}`).join(", ")}, ${quarantinedCount.count} quarantined)`,
