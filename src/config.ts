@@ -153,6 +153,7 @@ const ciVariables = [
   "GITHUB_SERVER_URL",
   "GITHUB_REPOSITORY",
   "GITHUB_RUN_ID",
+  "GITHUB_WORKSPACE",
 ] as const;
 
 /** The variables `switchyard upload` and `switchyard test` read: the service to upload to, and the CI run. */

@@ -207,6 +207,15 @@ export const UploadRequest = Type.Object({
     Nullable(Type.String({ maxLength: 255, description: "part of each test's identity (contract 7.2)" })),
   ),
   run_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+  repo_root: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: 4096,
+        description:
+          "an extension: where CI checked the repository out; absolute file paths below it (PHPUnit writes them) are stored relative to it, so that a test keeps its id whatever the checkout directory",
+      }),
+    ),
+  ),
   started_at: Type.Optional({
     ...Timestamp,
     description: "the time of every result; default: when received",

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { type Command, CommanderError } from "commander";
 import { readCiEnvironment } from "../config.ts";
+import { checkoutRoot } from "./checkout.ts";
 import type { CliContext } from "./io.ts";
 import { DEFAULT_REPORT_GLOBS, findReports, type UploadSummary, uploadReports } from "./upload-client.ts";
 import { describeUpload } from "./upload-command.ts";
@@ -71,7 +72,7 @@ async function verdict(exitCode: number, startedAt: number, options: UploadOptio
   let summary: UploadSummary;
   let reportCount: number;
   try {
-    const target = resolveUploadTarget(options, readCiEnvironment());
+    const target = resolveUploadTarget(options, readCiEnvironment(), checkoutRoot(process.cwd()));
     // The results' time is when the tests started, unless the flag says otherwise.
     target.metadata.started_at ??= new Date(startedAt).toISOString();
     const reports = await findReports({

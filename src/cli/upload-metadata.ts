@@ -1,5 +1,6 @@
 // What an upload says about the test run (contract 7.1), from command line flags or else the CI environment
 // (GitHub Actions' variables), and where it goes (the service URL and token).
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { CiEnvironment } from "../config.ts";
 import { CliError } from "./io.ts";
@@ -19,6 +20,7 @@ export interface UploadOptions {
   variant?: string;
   runUrl?: string;
   startedAt?: string;
+  repoRoot?: string;
 }
 
 export interface UploadTarget {
@@ -38,6 +40,7 @@ export interface UploadMetadata {
   variant?: string;
   run_url?: string;
   started_at?: string;
+  repo_root: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -67,14 +70,23 @@ export function addUploadOptions(command: Command, junitPaths: "required" | "opt
     .option(
       "--started-at <time>",
       "when the tests started, ISO 8601 (default: when the service receives them)",
+    )
+    .option(
+      "--repo-root <dir>",
+      "the repository's checkout: reports' absolute file paths below it are sent relative to it " +
+        "(default: GITHUB_WORKSPACE, else the git checkout around the current directory)",
     );
 }
 
 /**
- * Resolves the service and the metadata from the flags, falling back on the environment; throws a CliError naming
- * every missing piece and how to give it.
+ * Resolves the service and the metadata from the flags, falling back on the environment (and `checkout`, the
+ * repository around the current directory); throws a CliError naming every missing piece and how to give it.
  */
-export function resolveUploadTarget(options: UploadOptions, env: CiEnvironment): UploadTarget {
+export function resolveUploadTarget(
+  options: UploadOptions,
+  env: CiEnvironment,
+  checkout: string,
+): UploadTarget {
   const missing: string[] = [];
   const need = (value: string | undefined, what: string): string => {
     if (value === undefined || value === "") missing.push(what);
@@ -109,6 +121,7 @@ export function resolveUploadTarget(options: UploadOptions, env: CiEnvironment):
     org_url_slug: options.org ?? env.SWITCHYARD_ORG ?? owner.toLowerCase(),
     commit_sha: commitSha,
     branch,
+    repo_root: resolve(options.repoRoot ?? env.GITHUB_WORKSPACE ?? checkout),
   };
   const prNumber = options.prNumber ?? /^refs\/pull\/(\d+)\/merge$/.exec(env.GITHUB_REF ?? "")?.[1];
   if (prNumber !== undefined) {

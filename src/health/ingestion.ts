@@ -51,6 +51,8 @@ export interface UploadInput {
   jobName: string | null;
   variant: string;
   runUrl: string | null;
+  /** Where CI checked the repository out: absolute file paths below it are stored relative to it. */
+  repoRoot: string | null;
   /** The time of every result (contract 7.3); when the upload was received if the client did not say. */
   startedAt: number | null;
   /** One JUnit XML document each: text, bytes, or a stream of chunks. */
@@ -170,6 +172,7 @@ class Ingestion {
     for await (const batch of readReports(this.input.documents, {
       repository,
       variant,
+      repoRoot: this.input.repoRoot,
       batchSize: BATCH_SIZE,
     })) {
       upload.testResults += batch.testCases;

@@ -90,31 +90,54 @@ export function isFailure(outcome: number): boolean {
   return outcome === FAILED;
 }
 
+/**
+ * A file path relative to the repository: one below `repoRoot` loses that prefix (and any backslashes of a Windows
+ * runner become slashes), so that a test's id does not depend on where CI checked the repository out. Any other
+ * path is kept as the report wrote it (contract 7.2).
+ */
+export function relativeFilePath(filePath: string, repoRoot: string | null): string {
+  if (repoRoot === null) return filePath;
+  const root = repoRoot.replace(/[\\/]+$/, "");
+  if (root === "" || !filePath.startsWith(root)) return filePath;
+  const separator = filePath.charAt(root.length);
+  if (separator !== "/" && separator !== "\\") return filePath;
+  return filePath.slice(root.length + 1).replaceAll("\\", "/");
+}
+
 interface GroupedTest {
   id: string;
-  testCase: ParsedTestCase;
+  identity: TestIdentity;
   outcomes: number[];
   seqs: number[];
   summaries: string[];
   failedFinally: boolean;
 }
 
+/** What identifies the tests of an upload besides each test case's own attributes. */
+export interface UploadIdentity {
+  repository: RepoRef;
+  variant: string;
+  /** Where CI checked the repository out (see relativeFilePath). */
+  repoRoot: string | null;
+}
+
 /** Groups a batch of parsed test cases by id; their attempts are numbered from `firstSeq`. */
 export function readBatch(
   testCases: readonly ParsedTestCase[],
-  repository: RepoRef,
-  variant: string,
+  { repository, variant, repoRoot }: UploadIdentity,
   firstSeq: number,
 ): ReadBatch {
   const tests = new Map<string, GroupedTest>();
   let seq = firstSeq;
   let attempts = 0;
   for (const testCase of testCases) {
-    const { name, classname, parent, filePath } = testCase;
+    const { name, classname, parent } = testCase;
+    const filePath = relativeFilePath(testCase.filePath, repoRoot);
     const id = testCaseId(repository, { filePath, classname, parent, name, variant });
     let test = tests.get(id);
     if (test === undefined) {
-      test = { id, testCase, outcomes: [], seqs: [], summaries: [], failedFinally: false };
+      const identity = { name, classname, parent, filePath };
+      test = { id, identity, outcomes: [], seqs: [], summaries: [], failedFinally: false };
       tests.set(id, test);
     }
     for (const attempt of testCase.attempts) {
@@ -142,7 +165,7 @@ function columns(tests: readonly GroupedTest[], attempts: number, testCases: num
   };
   let attempt = 0;
   for (const [index, test] of tests.entries()) {
-    const { name, classname, parent, filePath } = test.testCase;
+    const { name, classname, parent, filePath } = test.identity;
     ids.push(test.id);
     identities.push(name, classname, parent, filePath);
     summaries.push(...test.summaries);

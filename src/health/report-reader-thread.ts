@@ -75,7 +75,7 @@ async function read(job: ReadingJob): Promise<void> {
         batchSize: job.batchSize,
       });
       for await (const testCases of batches) {
-        const batch = readBatch(testCases, job.repository, job.variant, seq);
+        const batch = readBatch(testCases, job, seq);
         seq += batch.seqs.length;
         await channel.sendBatch({ kind: "batch", batch });
       }

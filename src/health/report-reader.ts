@@ -7,8 +7,7 @@
 // not parsed yet, and reads at most READ_AHEAD batches that ingestion has not taken yet.
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { documentChunks, type JunitInput, JunitParseError } from "./junit-parser.ts";
-import type { ReadBatch } from "./report-batches.ts";
-import type { RepoRef } from "./test-identity.ts";
+import type { ReadBatch, UploadIdentity } from "./report-batches.ts";
 
 /** Batches the reader may have read ahead of ingestion. */
 export const READ_AHEAD = 2;
@@ -20,10 +19,8 @@ export const READ_AHEAD = 2;
 const CHUNKS_AHEAD = 24;
 
 /** What the reader thread is given for an upload, with the port to talk over. */
-export interface ReadingJob {
+export interface ReadingJob extends UploadIdentity {
   port: MessagePort;
-  repository: RepoRef;
-  variant: string;
   batchSize: number;
   documentCount: number;
 }
@@ -56,7 +53,7 @@ export type FromReader =
  */
 export async function* readReports(
   documents: readonly JunitInput[],
-  options: { repository: RepoRef; variant: string; batchSize: number },
+  options: UploadIdentity & { batchSize: number },
 ): AsyncGenerator<ReadBatch> {
   const { port1: port, port2: readerPort } = new MessageChannel();
   const ready: ReadBatch[] = [];

@@ -143,6 +143,41 @@ describe("switchyard upload and switchyard test", () => {
       ]);
     });
 
+    it("stores absolute file paths below the checkout relative to it, wherever CI checked it out", async () => {
+      const filePaths = async () =>
+        (await store.db.selectFrom("test_cases").select("file_path").orderBy("file_path").execute()).map(
+          (row) => row.file_path,
+        );
+      // As PHPUnit writes them.
+      writeReport("phpunit.xml", [
+        { name: "adds", file: join(dir, "tests/CartTest.php") },
+        { name: "elsewhere", file: "/opt/vendor/lib/Test.php" },
+      ]);
+      const flag = await cli(
+        "upload",
+        "--junit-paths",
+        join(dir, "*.xml"),
+        ...service(),
+        ...metadata,
+        "--repo-root",
+        dir,
+      );
+      expect(flag.code).toBe(0);
+      expect(await filePaths()).toEqual(["/opt/vendor/lib/Test.php", "tests/CartTest.php"]);
+
+      // The same test from another checkout directory, named by GitHub Actions, is the same test.
+      const elsewhere = join(dir, "runner/work/widgets");
+      mkdirSync(elsewhere, { recursive: true });
+      writeFileSync(
+        join(elsewhere, "phpunit.xml"),
+        junitReport([{ name: "adds", file: join(elsewhere, "tests/CartTest.php") }]),
+      );
+      vi.stubEnv("GITHUB_WORKSPACE", elsewhere);
+      const env = await cli("upload", "--junit-paths", join(elsewhere, "*.xml"), ...service(), ...metadata);
+      expect(env.code).toBe(0);
+      expect(await filePaths()).toEqual(["/opt/vendor/lib/Test.php", "tests/CartTest.php"]);
+    });
+
     it("names every missing piece of metadata and how to give it", async () => {
       writeReport("junit.xml", [{ name: "adds" }]);
       const { code, err } = await cli(

@@ -43,6 +43,7 @@ describe.each(testDialects)("a repository's auto-quarantine on %s", (dialect) =>
       jobName: null,
       variant: "",
       runUrl: null,
+      repoRoot: null,
       startedAt: null,
       documents: [junitReport(cases)],
       stableBranches: new Set(["main"]),

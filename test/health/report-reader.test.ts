@@ -6,6 +6,7 @@ import {
   OUTCOMES,
   type ReadBatch,
   readTests,
+  relativeFilePath,
   testIdentities,
 } from "../../src/health/report-batches.ts";
 import { readReports, startReportReader, stopReportReader } from "../../src/health/report-reader.ts";
@@ -15,7 +16,12 @@ const repository = { host: "github.com", owner: "Acme", name: "Widgets" };
 
 async function readAll(documents: Parameters<typeof readReports>[0], batchSize = 2): Promise<ReadBatch[]> {
   const batches: ReadBatch[] = [];
-  for await (const batch of readReports(documents, { repository, variant: "linux", batchSize }))
+  for await (const batch of readReports(documents, {
+    repository,
+    variant: "linux",
+    repoRoot: null,
+    batchSize,
+  }))
     batches.push(batch);
   return batches;
 }
@@ -130,7 +136,12 @@ describe("reading an upload's reports on the reader thread", () => {
         closed = true;
       }
     }
-    for await (const batch of readReports([endless()], { repository, variant: "", batchSize: 10 })) {
+    for await (const batch of readReports([endless()], {
+      repository,
+      variant: "",
+      repoRoot: null,
+      batchSize: 10,
+    })) {
       expect(batch.testCases).toBe(10);
       break;
     }
@@ -161,5 +172,25 @@ describe("reading an upload's reports on the reader thread", () => {
     await stopReportReader();
     await expect(reading).rejects.toThrow(/report reader stopped/);
     expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
+  });
+});
+
+describe("file paths relative to the checkout", () => {
+  it.each([
+    ["/home/runner/work/shop/tests/CartTest.php", "/home/runner/work/shop", "tests/CartTest.php"],
+    ["/home/runner/work/shop/tests/CartTest.php", "/home/runner/work/shop/", "tests/CartTest.php"],
+    ["D:\\a\\shop\\tests\\CartTest.php", "D:\\a\\shop", "tests/CartTest.php"],
+    // Another directory whose name begins like the checkout's, a path elsewhere, a relative path: kept.
+    [
+      "/home/runner/work/shop2/tests/CartTest.php",
+      "/home/runner/work/shop",
+      "/home/runner/work/shop2/tests/CartTest.php",
+    ],
+    ["/opt/vendor/Test.php", "/home/runner/work/shop", "/opt/vendor/Test.php"],
+    ["tests/test_cart.py", "/home/runner/work/shop", "tests/test_cart.py"],
+    ["/srv/app/x.php", "/", "/srv/app/x.php"],
+    ["/srv/app/x.php", null, "/srv/app/x.php"],
+  ])("%s below %s is %s", (filePath, root, expected) => {
+    expect(relativeFilePath(filePath, root)).toBe(expected);
   });
 });

@@ -55,6 +55,7 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
       jobName: null,
       variant: "",
       runUrl: null,
+      repoRoot: null,
       startedAt: null,
       documents: typeof cases[0] === "string" ? (cases as string[]) : [junitReport(cases as CaseSpec[])],
       stableBranches: new Set(["main"]),

@@ -127,6 +127,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
           jobName: body.job_name || null,
           variant: body.variant ?? "",
           runUrl: body.run_url || null,
+          repoRoot: body.repo_root || null,
           startedAt,
           documents: body.junit_xml,
           stableBranches: branches,
