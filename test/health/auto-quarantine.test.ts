@@ -4,12 +4,11 @@ import { ingestUpload } from "../../src/health/ingestion.ts";
 import { maintainTestHealth } from "../../src/health/maintenance.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";
 import { testCaseId } from "../../src/health/test-identity.ts";
-import { newId } from "../../src/store/ids.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
 import { findTestCase, inTestHealthTransaction, saveTestCaseHealth } from "../../src/store/test-cases.ts";
 import { testHealthSettings } from "../../src/store/test-health-settings.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
-import { type CaseSpec, junitReport } from "../support/test-health.ts";
+import { type CaseSpec, uploadInput } from "../support/test-health.ts";
 
 const HOUR = 3600 * 1000;
 const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
@@ -34,21 +33,7 @@ describe.each(testDialects)("a repository's auto-quarantine on %s", (dialect) =>
 
   /** Uploads the cases on main at commit `commit`. */
   const ingest = (cases: CaseSpec[], commit: string) =>
-    ingestUpload(store, {
-      repository,
-      id: newId(),
-      commitSha: commit.repeat(40),
-      branch: "main",
-      prNumber: null,
-      jobName: null,
-      variant: "",
-      runUrl: null,
-      repoRoot: null,
-      startedAt: null,
-      documents: [junitReport(cases)],
-      stableBranches: new Set(["main"]),
-      now,
-    });
+    ingestUpload(store, uploadInput(repository, now, cases, { commitSha: commit.repeat(40) }));
   const test = async (name: string) =>
     (await findTestCase(
       store.db,

@@ -6,7 +6,6 @@ import { maintainTestHealth } from "../../src/health/maintenance.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";
 import type { RepositoryFacts } from "../../src/health/repository-facts.ts";
 import { testCaseId } from "../../src/health/test-identity.ts";
-import { newId } from "../../src/store/ids.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
 import {
   findTestCase,
@@ -17,7 +16,7 @@ import {
 import { linkTicket } from "../../src/store/test-tickets.ts";
 import { failingTestsPage, type FailureCountKey, type PagePosition } from "../../src/store/test-listings.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
-import { type CaseSpec, junitReport } from "../support/test-health.ts";
+import { type CaseSpec, junitReport, uploadInput } from "../support/test-health.ts";
 
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
@@ -46,22 +45,7 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
   });
 
   const ingest = (cases: CaseSpec[] | string[], overrides: Partial<UploadInput> = {}) =>
-    ingestUpload(store, {
-      repository,
-      id: newId(),
-      commitSha: "a".repeat(40),
-      branch: "main",
-      prNumber: null,
-      jobName: null,
-      variant: "",
-      runUrl: null,
-      repoRoot: null,
-      startedAt: null,
-      documents: typeof cases[0] === "string" ? (cases as string[]) : [junitReport(cases as CaseSpec[])],
-      stableBranches: new Set(["main"]),
-      now,
-      ...overrides,
-    });
+    ingestUpload(store, uploadInput(repository, now, cases, overrides));
   const testNamed = async (name: string): Promise<TestCase> =>
     (await findTestCase(
       store.db,

@@ -2,7 +2,9 @@
 // repository (default branch, CODEOWNERS) through nock, and the app with a repository to upload results of.
 import nock from "nock";
 import { beforeEach } from "vitest";
+import type { UploadInput } from "../../src/health/ingestion.ts";
 import type { Dialect } from "../../src/store/database.ts";
+import { newId } from "../../src/store/ids.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
 import { type ServerFixture, useTestServer } from "./api-server.ts";
 import { useNockedGitHub } from "./nock-github.ts";
@@ -43,6 +45,34 @@ export function junitReport(cases: CaseSpec[], suite = "suite"): string {
     })
     .join("\n");
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="${escape(suite)}" tests="${cases.length}">\n${body}\n  </testsuite>\n</testsuites>\n`;
+}
+
+/**
+ * An upload to `repository` as ingestion takes it: of `cases` (or of whole documents), on main at commit a…a,
+ * received at `now`; `overrides` change any of it.
+ */
+export function uploadInput(
+  repository: Repository,
+  now: number,
+  cases: CaseSpec[] | string[],
+  overrides: Partial<UploadInput> = {},
+): UploadInput {
+  return {
+    repository,
+    id: newId(),
+    commitSha: "a".repeat(40),
+    branch: "main",
+    prNumber: null,
+    jobName: null,
+    variant: "",
+    runUrl: null,
+    repoRoot: null,
+    startedAt: null,
+    documents: typeof cases[0] === "string" ? (cases as string[]) : [junitReport(cases as CaseSpec[])],
+    stableBranches: new Set(["main"]),
+    now,
+    ...overrides,
+  };
 }
 
 export const testInstallationId = 7;
