@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { rememberRepository } from "../src/store/repositories.ts";
 import { createToken } from "../src/store/tokens.ts";
-import { openMigratedDatabase } from "../src/store/database.ts";
+import { openMigratedDatabase, type Store } from "../src/store/database.ts";
 import { testPrivateKey } from "./support/github-app.ts";
 import { freePort } from "./support/ports.ts";
 import { junitReport } from "./support/test-health.ts";
@@ -53,6 +53,33 @@ describe("npm start", () => {
     return dir;
   };
 
+  /**
+   * Starts the service with app credentials, on a database that `prepare` fills first; resolves with the port and
+   * what `prepare` made.
+   */
+  async function startWithApp<T extends object>(
+    env: Record<string, string>,
+    prepare: (store: Store) => Promise<T>,
+  ) {
+    const cwd = workdir();
+    const port = await freePort();
+    const databaseUrl = `file:${join(cwd, "service.db")}`;
+    const store = await openMigratedDatabase(databaseUrl);
+    const prepared = await prepare(store);
+    await store.close();
+    const { child } = await start(cwd, {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: databaseUrl,
+      APP_ID: "1",
+      PRIVATE_KEY: testPrivateKey(),
+      WEBHOOK_SECRET: "secret",
+      ...env,
+    });
+    children.push(child);
+    return { port, ...prepared };
+  }
+
   it("without app credentials creates the SQLite database and serves Probot's setup page", async () => {
     const cwd = workdir();
     const port = await freePort();
@@ -71,27 +98,9 @@ describe("npm start", () => {
   });
 
   it("with app credentials serves the /v1 API, health probes and process metrics on the migrated database", async () => {
-    const cwd = workdir();
-    const port = await freePort();
-    const databaseUrl = `file:${join(cwd, "service.db")}`;
-    const store = await openMigratedDatabase(databaseUrl);
-    const { token } = await createToken(store.db, {
-      organization: "acme",
-      owners: [],
-      host: "github.com",
-      now: 1,
-    });
-    await store.close();
-    const { child } = await start(cwd, {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      APP_ID: "1",
-      PRIVATE_KEY: testPrivateKey(),
-      WEBHOOK_SECRET: "secret",
-      OPERATOR_METRICS: "true",
-    });
-    children.push(child);
+    const { port, token } = await startWithApp({ OPERATOR_METRICS: "true" }, (store) =>
+      createToken(store.db, { organization: "acme", owners: [], host: "github.com", now: 1 }),
+    );
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toContain(
@@ -123,24 +132,10 @@ describe("npm start", () => {
     await once(github, "listening");
     const host = `127.0.0.1:${(github.address() as AddressInfo).port}`;
     try {
-      const cwd = workdir();
-      const port = await freePort();
-      const databaseUrl = `file:${join(cwd, "service.db")}`;
-      const store = await openMigratedDatabase(databaseUrl);
-      const { token } = await createToken(store.db, { organization: "acme", owners: [], host, now: 1 });
-      await rememberRepository(store.db, { host, owner: "acme", name: "widgets", installationId: 7 }, 1);
-      await store.close();
-      const { child } = await start(cwd, {
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATABASE_URL: databaseUrl,
-        APP_ID: "1",
-        PRIVATE_KEY: testPrivateKey(),
-        WEBHOOK_SECRET: "secret",
-        GHE_HOST: host,
-        GHE_PROTOCOL: "http",
+      const { port, token } = await startWithApp({ GHE_HOST: host, GHE_PROTOCOL: "http" }, async (store) => {
+        await rememberRepository(store.db, { host, owner: "acme", name: "widgets", installationId: 7 }, 1);
+        return createToken(store.db, { organization: "acme", owners: [], host, now: 1 });
       });
-      children.push(child);
       const cases = Array.from({ length: 5000 }, (_, index) => ({ name: `case ${index}` }));
       const response = await fetch(`http://127.0.0.1:${port}/v1/flaky-tests/upload`, {
         method: "POST",

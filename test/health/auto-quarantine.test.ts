@@ -1,14 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { setAutoQuarantine } from "../../src/health/auto-quarantine.ts";
 import { ingestUpload } from "../../src/health/ingestion.ts";
 import { maintainTestHealth } from "../../src/health/maintenance.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";
 import { testCaseId } from "../../src/health/test-identity.ts";
-import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
+import type { Repository } from "../../src/store/repositories.ts";
 import { findTestCase, inTestHealthTransaction, saveTestCaseHealth } from "../../src/store/test-cases.ts";
 import { testHealthSettings } from "../../src/store/test-health-settings.ts";
-import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
-import { type CaseSpec, uploadInput } from "../support/test-health.ts";
+import { type TestStore, testDialects } from "../support/database.ts";
+import { type CaseSpec, TEST_HEALTH_START, uploadInput, useTestHealthStore } from "../support/test-health.ts";
 
 const HOUR = 3600 * 1000;
 const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
@@ -18,17 +18,10 @@ describe.each(testDialects)("a repository's auto-quarantine on %s", (dialect) =>
   let repository: Repository;
   let now: number;
 
-  beforeEach(async () => {
-    store = await createTestStore(dialect);
-    now = Date.parse("2026-11-21T12:00:00.000Z");
-    repository = await rememberRepository(
-      store.db,
-      { host: "github.com", owner: "acme", name: "widgets", installationId: 7 },
-      now,
-    );
-  });
-  afterEach(async () => {
-    await store.destroy();
+  const fixture = useTestHealthStore(dialect);
+  beforeEach(() => {
+    ({ store, repository } = fixture);
+    now = TEST_HEALTH_START;
   });
 
   /** Uploads the cases on main at commit `commit`. */

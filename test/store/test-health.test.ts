@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { healthyWithoutFailures } from "../../src/health/classification.ts";
 import { ingestUpload, type UploadInput } from "../../src/health/ingestion.ts";
 import { JunitParseError } from "../../src/health/junit-parser.ts";
@@ -6,7 +6,7 @@ import { maintainTestHealth } from "../../src/health/maintenance.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";
 import type { RepositoryFacts } from "../../src/health/repository-facts.ts";
 import { testCaseId } from "../../src/health/test-identity.ts";
-import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
+import type { Repository } from "../../src/store/repositories.ts";
 import {
   findTestCase,
   saveTestCaseHealth,
@@ -15,8 +15,14 @@ import {
 } from "../../src/store/test-cases.ts";
 import { linkTicket } from "../../src/store/test-tickets.ts";
 import { failingTestsPage, type FailureCountKey, type PagePosition } from "../../src/store/test-listings.ts";
-import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
-import { type CaseSpec, junitReport, uploadInput } from "../support/test-health.ts";
+import { type TestStore, testDialects } from "../support/database.ts";
+import {
+  type CaseSpec,
+  junitReport,
+  TEST_HEALTH_START,
+  uploadInput,
+  useTestHealthStore,
+} from "../support/test-health.ts";
 
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
@@ -31,17 +37,10 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
     codeowners: async () => parseCodeowners(""),
   };
 
-  beforeEach(async () => {
-    store = await createTestStore(dialect);
-    now = Date.parse("2026-11-21T12:00:00.000Z");
-    repository = await rememberRepository(
-      store.db,
-      { host: "github.com", owner: "acme", name: "widgets", installationId: 7 },
-      now,
-    );
-  });
-  afterEach(async () => {
-    await store.destroy();
+  const fixture = useTestHealthStore(dialect);
+  beforeEach(() => {
+    ({ store, repository } = fixture);
+    now = TEST_HEALTH_START;
   });
 
   const ingest = (cases: CaseSpec[] | string[], overrides: Partial<UploadInput> = {}) =>

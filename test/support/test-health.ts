@@ -1,12 +1,13 @@
 // Helpers for test-health tests: JUnit reports written from a short description, GitHub's answers about a
 // repository (default branch, CODEOWNERS) through nock, and the app with a repository to upload results of.
 import nock from "nock";
-import { beforeEach } from "vitest";
+import { afterEach, beforeEach } from "vitest";
 import type { UploadInput } from "../../src/health/ingestion.ts";
 import type { Dialect } from "../../src/store/database.ts";
 import { newId } from "../../src/store/ids.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
 import { type ServerFixture, useTestServer } from "./api-server.ts";
+import { createTestStore, type TestStore } from "./database.ts";
 import { useNockedGitHub } from "./nock-github.ts";
 
 export interface CaseSpec {
@@ -45,6 +46,31 @@ export function junitReport(cases: CaseSpec[], suite = "suite"): string {
     })
     .join("\n");
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n  <testsuite name="${escape(suite)}" tests="${cases.length}">\n${body}\n  </testsuite>\n</testsuites>\n`;
+}
+
+export interface TestHealthStore {
+  store: TestStore;
+  /** acme/widgets, installed as installation 7. */
+  repository: Repository;
+}
+
+/** A database of its own for each test, holding acme/widgets. */
+export function useTestHealthStore(dialect: Dialect): TestHealthStore {
+  const fixture = {} as TestHealthStore;
+  beforeEach(async () => {
+    fixture.store = await createTestStore(dialect);
+    const widgets = {
+      host: "github.com",
+      owner: "acme",
+      name: "widgets",
+      installationId: testInstallationId,
+    };
+    fixture.repository = await rememberRepository(fixture.store.db, widgets, TEST_HEALTH_START);
+  });
+  afterEach(async () => {
+    await fixture.store.destroy();
+  });
+  return fixture;
 }
 
 /**
