@@ -54,18 +54,16 @@ export interface TestHealthStore {
   repository: Repository;
 }
 
+/** Records acme/widgets as installed (installation 7). */
+const rememberWidgets = (store: TestStore) =>
+  rememberRepository(store.db, { ...widgets, installationId: testInstallationId }, TEST_HEALTH_START);
+
 /** A database of its own for each test, holding acme/widgets. */
 export function useTestHealthStore(dialect: Dialect): TestHealthStore {
   const fixture = {} as TestHealthStore;
   beforeEach(async () => {
     fixture.store = await createTestStore(dialect);
-    const widgets = {
-      host: "github.com",
-      owner: "acme",
-      name: "widgets",
-      installationId: testInstallationId,
-    };
-    fixture.repository = await rememberRepository(fixture.store.db, widgets, TEST_HEALTH_START);
+    fixture.repository = await rememberWidgets(fixture.store);
   });
   afterEach(async () => {
     await fixture.store.destroy();
@@ -163,13 +161,7 @@ export function useTestHealthServer(dialect: Dialect, clock: () => number): Test
     env: { PUBLIC_URL: "https://switchyard.example" },
   }) as TestHealthFixture;
   beforeEach(async () => {
-    const widgets = {
-      host: "github.com",
-      owner: "acme",
-      name: "widgets",
-      installationId: testInstallationId,
-    };
-    fixture.repository = await rememberRepository(fixture.store.db, widgets, TEST_HEALTH_START);
+    fixture.repository = await rememberWidgets(fixture.store);
   });
   return fixture;
 }
