@@ -1,11 +1,12 @@
 // Executes each queue's outbox commands in order and feeds their results back as events.
 import type { Logger } from "probot";
-import type { QueueCommand } from "../queue/index.ts";
+import type { QueueCommand, QueueEvent } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
 import { claimNextCommand, completeCommand, type PendingCommand, postponeCommand } from "../store/outbox.ts";
-import { queueLocation } from "../store/queue-locations.ts";
+import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
 import { type CommandExecutor, isTransient } from "./command-executor.ts";
 import type { QueueRunner } from "./queue-runner.ts";
+import type { GitHubPoller } from "./scheduler.ts";
 
 /** A worker that dies mid-command loses its claim after this long; another replica then takes over. */
 const leaseMs = 5 * 60_000;
@@ -33,6 +34,7 @@ export class OutboxWorker {
       store: Store;
       runner: QueueRunner;
       executor: CommandExecutor;
+      github: GitHubPoller;
       clock: () => number;
       log: Logger;
     },
@@ -67,6 +69,35 @@ export class OutboxWorker {
     }
   }
 
+  /**
+   * CI may report on a test branch between its creation and the dispatch that records its commit: that webhook
+   * finds no run testing the commit and is dropped. So once the commit is recorded, the results already there are
+   * read, instead of waiting for the next poll; any later result finds the run.
+   */
+  async #readEarlyResults(
+    location: QueueLocation,
+    queueId: string,
+    events: readonly QueueEvent[],
+  ): Promise<void> {
+    const { runner, github, log } = this.deps;
+    for (const event of events) {
+      if (event.type !== "test_branch_created") continue;
+      try {
+        const reports = await github.ciReports(location, event.sha);
+        if (reports.length === 0) continue;
+        await runner.dispatch(
+          queueId,
+          reports.map((report) => ({ type: "status_reported", sha: event.sha, report })),
+        );
+      } catch (error) {
+        log.warn(
+          { err: error, queueId, sha: event.sha },
+          "reading a new test branch's CI results failed; polling will",
+        );
+      }
+    }
+  }
+
   /** Returns whether the queue may go on with its next command. */
   async #execute(pending: PendingCommand): Promise<boolean> {
     const { store, runner, executor, clock, log } = this.deps;
@@ -76,6 +107,7 @@ export class OutboxWorker {
     try {
       const events = await executor.execute(location, pending.command);
       await runner.dispatch(pending.queueId, events, { completesCommandId: pending.id });
+      await this.#readEarlyResults(location, pending.queueId, events);
       return true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

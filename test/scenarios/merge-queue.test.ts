@@ -247,6 +247,27 @@ describe.each(testDialects)("the merge queue on %s", (dialect) => {
     expect((await record(1)).state).toBe("merged");
   });
 
+  it("a CI result that comes before the service recorded the test branch's commit counts at once", async () => {
+    await s.close();
+    // CI reports the moment the PR is merged into the test branch: its webhook reaches the service while the
+    // service still waits for GitHub's answer to that merge, before it knows the commit.
+    s = await startScenario({
+      dialect,
+      whileAppWaits: async (request, response) => {
+        if (request.method !== "POST" || !request.url.endsWith("/merges") || response.status !== 201) return;
+        const { sha } = (await response.json()) as { sha: string };
+        s.repo.reportStatus(sha, "ci", "success");
+        await s.deliverWebhooks();
+      },
+    });
+    s.repo.setPermission("alice", "write");
+    await createQueue();
+    openPr(1, { "src/one.ts": "one\n" });
+    await submit(1);
+    await s.settle();
+    expect((await record(1)).state).toBe("merged");
+  });
+
   it("a redelivered webhook changes nothing", async () => {
     await createQueue();
     openPr(1, { "src/one.ts": "one\n" });

@@ -21,6 +21,8 @@ export interface Scenario {
   api(path: string, body: Record<string, unknown>): Promise<{ status: number; body: any }>;
   /** Delivers every webhook GitHub emitted and runs the queue's commands, until nothing is left. */
   settle(): Promise<void>;
+  /** Delivers the webhooks GitHub emitted so far, and nothing more (safe while the app awaits GitHub). */
+  deliverWebhooks(): Promise<void>;
   /** Runs one scheduler pass (ticks, retries) with polling of GitHub. */
   poll(): Promise<void>;
   /** Stops the service abruptly and starts a new one on the same database, as after a crash. */
@@ -30,9 +32,18 @@ export interface Scenario {
 
 export const repoRef = { host: "github.com", owner: "acme", name: "widgets" };
 
-export async function startScenario(
-  options: { dialect?: Dialect; files?: Record<string, string>; log?: Logger } = {},
-): Promise<Scenario> {
+export interface ScenarioOptions {
+  dialect?: Dialect;
+  files?: Record<string, string>;
+  log?: Logger;
+  /**
+   * Runs after the fake GitHub handled each of the app's requests, before the app has the answer: to make things
+   * happen on GitHub while the app waits for it.
+   */
+  whileAppWaits?: (request: Request, response: Response) => Promise<void>;
+}
+
+export async function startScenario(options: ScenarioOptions = {}): Promise<Scenario> {
   const fake = new FakeGitHub();
   const repo = fake.createRepository("acme/widgets", {
     installationId,
@@ -43,7 +54,9 @@ export async function startScenario(
   // A real fetch Response carries its URL; Octokit's pagination reads it.
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const response = await fake.fetch(input as string | URL | Request, init);
-    Object.defineProperty(response, "url", { value: new Request(input, init).url });
+    const request = new Request(input, init);
+    Object.defineProperty(response, "url", { value: request.url });
+    await options.whileAppWaits?.(request, response.clone());
     return response;
   };
   const serverOptions = { fetch, clock: () => clock.now, ...(options.log ? { log: options.log } : {}) };
@@ -52,16 +65,20 @@ export async function startScenario(
   // Webhooks from set-up (the initial pushes) are not for the app.
   fake.takeWebhooks();
 
+  /** Delivers the webhooks emitted so far; answers how many there were. */
+  const deliverWebhooks = async () => {
+    const webhooks = fake.takeWebhooks();
+    for (const webhook of webhooks) {
+      const response = await deliverWebhook(server.url, webhook.name, webhook.payload, webhook.id);
+      if (response.status >= 400)
+        throw new Error(`webhook ${webhook.name} answered ${response.status}: ${await response.text()}`);
+    }
+    return webhooks.length;
+  };
   const settle = async () => {
     for (let round = 0; round < 100; round++) {
       await server.engine.settle();
-      const webhooks = fake.takeWebhooks();
-      if (webhooks.length === 0) return;
-      for (const webhook of webhooks) {
-        const response = await deliverWebhook(server.url, webhook.name, webhook.payload, webhook.id);
-        if (response.status >= 400)
-          throw new Error(`webhook ${webhook.name} answered ${response.status}: ${await response.text()}`);
-      }
+      if ((await deliverWebhooks()) === 0) return;
     }
     throw new Error("the queue did not settle after 100 rounds of webhooks");
   };
@@ -80,6 +97,9 @@ export async function startScenario(
       return { status: response.status, body: await response.json() };
     },
     settle,
+    async deliverWebhooks() {
+      await deliverWebhooks();
+    },
     async poll() {
       await server.engine.scheduler.runOnce({ poll: true });
       await settle();
