@@ -114,7 +114,7 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
     expect(body.test).toMatchObject({ quarantine_setting: "never", ticket: { html_url: jira } });
   });
 
-  it("refuses a ticket_url that is not an absolute http(s) URL of at most 2048 characters", async () => {
+  it("refuses a ticket_url that is not an absolute http(s) URL of at most 2048 characters without credentials", async () => {
     await flakyTests();
     const urlMessage = "must be an absolute http or https URL";
     const cases: [unknown, string][] = [
@@ -123,6 +123,7 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
       ["/browse/WID-42", urlMessage],
       ["WID-42", urlMessage],
       ["https://", urlMessage],
+      ["https://bot:hunter2@tickets.example/WID-42", "must not hold a user name or password"],
       [
         `https://tickets.example/${"x".repeat(2048 - 23)}`,
         "must NOT have more than 2048 characters, or must be null",

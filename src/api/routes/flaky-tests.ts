@@ -360,5 +360,11 @@ function absoluteHttpUrl(text: string, field: string): string {
       { path: field, message: "must be an absolute http or https URL" },
     ]);
   }
+  // Every record and the test's page show the URL: credentials in it would be shown to everyone.
+  if (url.username !== "" || url.password !== "") {
+    throw invalidRequest(`the request is invalid: ${field} holds a user name or password`, [
+      { path: field, message: "must not hold a user name or password" },
+    ]);
+  }
   return url.href;
 }
