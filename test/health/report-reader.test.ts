@@ -110,6 +110,36 @@ describe("reading an upload's reports on the reader thread", () => {
     expect(describeBatch(batch as ReadBatch)[0]).toMatchObject({ name: "名前 🚀", classname: "Ünïcødé" });
   });
 
+  it("reads several uploads at once, each its own documents", async () => {
+    const report = (prefix: string) =>
+      suite(
+        Array.from({ length: 50 }, (_, index) => `<testcase classname="W" name="${prefix}${index}"/>`).join(
+          "",
+        ),
+      );
+    const names = async (prefix: string) => {
+      const read: string[] = [];
+      for await (const batch of readReports([report(prefix), report(`${prefix}-again-`)], {
+        repository,
+        variant: "",
+        repoRoot: null,
+        batchSize: 7,
+      })) {
+        read.push(...testIdentities(batch).map((identity) => identity.name));
+        // Let the other uploads' batches in between.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return read;
+    };
+    const uploads = await Promise.all(["a", "b", "c"].map(names));
+    for (const [index, prefix] of ["a", "b", "c"].entries()) {
+      const expected = [prefix, `${prefix}-again-`].flatMap((p) =>
+        Array.from({ length: 50 }, (_, i) => `${p}${i}`),
+      );
+      expect(uploads[index]).toEqual(expected);
+    }
+  });
+
   it("fails with the parse error of the malformed document, naming it and the line", async () => {
     const error = await readAll([suite('<testcase name="ok"/>'), "<testsuite>\n<testcase name='x'>"]).catch(
       (caught: unknown) => caught,
