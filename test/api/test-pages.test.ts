@@ -4,6 +4,7 @@ import { testCaseId } from "../../src/health/test-identity.ts";
 import { revokeToken } from "../../src/store/tokens.ts";
 import { type TestServer, tokenFor } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
+import { browserOn, squashed, visible } from "../support/test-pages.ts";
 import {
   type CaseSpec,
   githubRepository,
@@ -19,10 +20,6 @@ const sha = (n: number) => String(n).repeat(40);
 const hostileName = `renders <script>alert("owned")</script> & "quotes"`;
 const cart = { name: "adds an item", classname: "cart", file: "src/cart/cart.test.ts" };
 const cartId = testCaseId(repo, { filePath: cart.file, classname: "cart", parent: "suite", name: cart.name });
-/** The markup with every run of white space made one space. */
-const squashed = (page: string) => page.replace(/\s+/g, " ");
-/** What a person reads: the text between tags, entities left as they are. */
-const visible = (page: string) => squashed(page.replace(/<style>[^]*<\/style>/, "").replace(/<[^>]+>/g, " "));
 
 describe.each(testDialects)("test pages on %s", (dialect) => {
   let store: TestStore;
@@ -45,20 +42,12 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
     expect(response.status).toBe(200);
   };
   const open = (testId: string, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}/tests/${testId}`, { headers, redirect: "manual" });
+    browserOn(server).open(testId, headers);
   const signIn = (form: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}/tests/sign-in`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-      body: new URLSearchParams(form).toString(),
-      redirect: "manual",
-    });
+    browserOn(server).signIn(form, headers);
   /** Signs in as a browser does and returns the Cookie header it then sends. */
-  const sessionCookieFor = async (as: string, testId = cartId) => {
-    const response = await signIn({ token: as, test_id: testId });
-    expect(response.status).toBe(303);
-    return (response.headers.get("set-cookie") as string).split(";")[0] as string;
-  };
+  const sessionCookieFor = (as: string, testId = cartId) =>
+    browserOn(server).sessionCookie(as, { test_id: testId });
 
   it("asks a browser without a session for a token, and signs it in with a cookie that holds no token", async () => {
     const first = await open(cartId);
@@ -109,7 +98,9 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
     const text = visible(page);
     expect(page).toContain("<h1>adds an item</h1>");
     expect(text).toContain("Class cart in suite suite ; file src/cart/cart.test.ts");
-    expect(page).toContain('<a href="https://github.com/acme/widgets" rel="noreferrer">acme/widgets</a>');
+    expect(page).toContain(
+      '<a href="./github.com/acme/widgets">acme/widgets</a> (<a href="https://github.com/acme/widgets" rel="noreferrer">on GitHub</a>)',
+    );
     expect(text).toContain(
       "healthy since 2026-11-21 12:00 UTC : failed 2 of 3 runs in the last 7 days, but never passed on a commit or stable branch where it failed",
     );

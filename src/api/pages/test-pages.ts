@@ -11,7 +11,10 @@ import type { ApiDependencies } from "../dependencies.ts";
 import { organizationCovers } from "../repo-access.ts";
 import { fullTestRecords } from "../test-records.ts";
 import { BrowserSessions, cookieValue, SESSION_COOKIE, sessionCookie } from "./browser-sessions.ts";
-import { messagePage, signInPage, testPage } from "./test-page-html.ts";
+import { repositoryPagePath, repositoryRefOf } from "./page-addresses.ts";
+import { notFoundPage, sendPage } from "./page-replies.ts";
+import { registerRepositoryPage, repositorySignIn } from "./repository-page.ts";
+import { messagePage, type SignInTarget, signInPage, testPage } from "./test-page-html.ts";
 
 export const testPagesPrefix = "/tests";
 
@@ -27,25 +30,26 @@ declare module "fastify" {
   }
 }
 
-// No script runs on these pages; their only form posts to this service; no other site may frame them.
-const securityHeaders = {
-  "content-security-policy":
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "cache-control": "no-store",
-};
-
-function sendPage(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).headers(securityHeaders).type("text/html; charset=utf-8").send(body);
+/** Who a page request is from: the principal of its session's token, and the session (the cookie's value). */
+export interface Visitor {
+  principal: Principal;
+  session: string;
 }
 
-const notFoundPage = (reply: FastifyReply) =>
-  sendPage(
-    reply,
-    404,
-    messagePage("Test not found", "There is no such test, or not one your organization can see."),
-  );
+/** What the routes of the pages share. */
+export interface PageContext {
+  deps: ApiDependencies;
+  visitorOf(request: FastifyRequest): Promise<Visitor | null>;
+  /** The 401 sign-in form, reloading once when a link from another site came without the cookie. */
+  signIn(request: FastifyRequest, reply: FastifyReply, target: SignInTarget): FastifyReply;
+}
+
+/** The sign-in form of a test's page. */
+const testSignIn = (testId: string): SignInTarget => ({
+  action: "sign-in",
+  fields: { test_id: testId },
+  subject: "this test",
+});
 
 export async function registerTestPages(api: FastifyInstance, deps: ApiDependencies): Promise<void> {
   const { store, config } = deps;
@@ -60,11 +64,20 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
     secure: publicUrl.protocol === "https:",
   };
 
-  const sessionPrincipal = async (request: FastifyRequest): Promise<Principal | null> => {
-    const session = cookieValue(request.headers.cookie, SESSION_COOKIE);
-    if (session === undefined) return null;
-    const tokenId = (await sessions()).tokenIdOf(session, deps.clock());
-    return tokenId === null ? null : principalOfToken(store.db, tokenId);
+  const context: PageContext = {
+    deps,
+    async visitorOf(request) {
+      const session = cookieValue(request.headers.cookie, SESSION_COOKIE);
+      if (session === undefined) return null;
+      const tokenId = (await sessions()).tokenIdOf(session, deps.clock());
+      const principal = tokenId === null ? null : await principalOfToken(store.db, tokenId);
+      return principal === null ? null : { principal, session };
+    },
+    signIn(request, reply, target) {
+      const crossSite = request.headers["sec-fetch-site"] === "cross-site";
+      const hasCookie = cookieValue(request.headers.cookie, SESSION_COOKIE) !== undefined;
+      return sendPage(reply, 401, signInPage(target, { reload: crossSite && !hasCookie }));
+    },
   };
 
   await api.register(
@@ -88,6 +101,7 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
         return sendPage(reply, status, messagePage(title, "This request cannot be answered."));
       });
       pages.setNotFoundHandler((_request, reply) => notFoundPage(reply));
+      registerRepositoryPage(pages, context);
 
       pages.get<{ Params: { testId: string } }>(
         "/:testId",
@@ -95,12 +109,9 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
         async (request, reply) => {
           const testId = request.params.testId.toLowerCase();
           if (!isUuid(testId)) return notFoundPage(reply);
-          const principal = await sessionPrincipal(request);
-          if (principal === null) {
-            const crossSite = request.headers["sec-fetch-site"] === "cross-site";
-            const hasCookie = cookieValue(request.headers.cookie, SESSION_COOKIE) !== undefined;
-            return sendPage(reply, 401, signInPage({ testId, reload: crossSite && !hasCookie }));
-          }
+          const visitor = await context.visitorOf(request);
+          if (visitor === null) return context.signIn(request, reply, testSignIn(testId));
+          const { principal } = visitor;
           const found = await findTestCaseById(store.db, testId);
           if (found === undefined) return notFoundPage(reply);
           const { testCase, repository } = found;
@@ -112,6 +123,7 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
           const view = {
             record: record as NonNullable<typeof record>,
             repositoryName: `${repository.owner}/${repository.name}`,
+            repositoryPage: repositoryPagePath(repository),
             quarantinedAt: testCase.quarantinedAt,
             results,
           };
@@ -131,20 +143,38 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
             const value = request.body?.[name];
             return typeof value === "string" ? value.trim() : "";
           };
-          const testId = field("test_id").toLowerCase();
-          if (!isUuid(testId)) return notFoundPage(reply);
+          const returnTo = signInReturn(field("test_id"), field("repository"));
+          if (returnTo === null) return notFoundPage(reply);
           const principal = await authenticate(store.db, field("token"), deps.clock());
           if (principal === null) {
             const error =
               "That token is unknown or revoked: check it, or create one with `switchyard token create`.";
-            return sendPage(reply, 401, signInPage({ testId, error }));
+            // Rendered at /tests/sign-in, whose form posts to itself.
+            return sendPage(reply, 401, signInPage({ ...returnTo.target, action: "sign-in" }, { error }));
           }
           const session = (await sessions()).issue(principal.tokenId, deps.clock());
-          // Relative to /tests/sign-in: the test's page, wherever a proxy mounts the service.
-          return reply.header("set-cookie", sessionCookie(session, cookieOptions)).redirect(testId, 303);
+          // Relative to /tests/sign-in: the page signed in to, wherever a proxy mounts the service.
+          return reply
+            .header("set-cookie", sessionCookie(session, cookieOptions))
+            .redirect(returnTo.location, 303);
         },
       );
     },
     { prefix: testPagesPrefix },
   );
+}
+
+/**
+ * Where a sign-in returns to: the test's page or the repository's page its form names (and the same form again
+ * when the token is refused). Only those two: the form is no way to send a browser elsewhere.
+ */
+function signInReturn(
+  testIdField: string,
+  repositoryField: string,
+): { location: string; target: SignInTarget } | null {
+  const testId = testIdField.toLowerCase();
+  if (isUuid(testId)) return { location: testId, target: testSignIn(testId) };
+  const [host = "", owner = "", name = "", ...rest] = repositoryField.split("/");
+  const ref = rest.length === 0 ? repositoryRefOf(host, owner, name) : null;
+  return ref === null ? null : { location: repositoryPagePath(ref), target: repositorySignIn(ref) };
 }

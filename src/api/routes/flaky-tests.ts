@@ -7,7 +7,6 @@ import { JunitParseError } from "../../health/junit-parser.ts";
 import { stableBranches } from "../../health/repository-facts.ts";
 import { withQuarantine } from "../../health/test-case-health.ts";
 import type { Repository } from "../../store/repositories.ts";
-import { serviceSecret } from "../../store/service-secrets.ts";
 import { testHealthSettings } from "../../store/test-health-settings.ts";
 import {
   findTestCase,
@@ -15,21 +14,7 @@ import {
   saveTestCaseHealth,
   type TestCase,
 } from "../../store/test-cases.ts";
-import {
-  countFailingTests,
-  countQuarantinedTests,
-  countUnhealthyTests,
-  type FailureCountKey,
-  type FailureRange,
-  failingTestsPage,
-  failureCountKey,
-  quarantinedTestsPage,
-  quarantineKey,
-  type QuarantineKey,
-  type StatusChangeKey,
-  statusChangeKey,
-  unhealthyTestsPage,
-} from "../../store/test-listings.ts";
+import type { QuarantineKey, StatusChangeKey } from "../../store/test-listings.ts";
 import { linkTicket, unlinkTicket } from "../../store/test-tickets.ts";
 import type { ApiDependencies } from "../dependencies.ts";
 import {
@@ -48,9 +33,15 @@ import {
   UploadResponse,
 } from "../flaky-tests-schemas.ts";
 import { errorResponses } from "../openapi.ts";
-import { PageTokens, readPage } from "../page-tokens.ts";
+import { readPage } from "../page-tokens.ts";
 import { invalidRequest, notFound, Problem } from "../problem.ts";
 import { testHealthRepository } from "../repo-access.ts";
+import {
+  failingTestsListing,
+  listingPageTokens,
+  quarantinedTestsListing,
+  unhealthyTestsListing,
+} from "../test-health-listings.ts";
 import {
   fullTestRecords,
   quarantinedTestRecord,
@@ -63,22 +54,10 @@ const DAY_MS = 24 * 3600 * 1000;
 /** A client clock may run ahead of ours, but not by days: such a time would count as recent for weeks. */
 const MAX_CLOCK_AHEAD_MS = DAY_MS;
 
-const isNumberPair = (value: unknown): value is [number, number] =>
-  Array.isArray(value) && value.length === 2 && value.every(Number.isSafeInteger);
-
-const isFailureCountKey = (value: unknown): value is FailureCountKey =>
-  Array.isArray(value) &&
-  value.length === 3 &&
-  Number.isSafeInteger(value[0]) &&
-  typeof value[1] === "string" &&
-  Number.isSafeInteger(value[2]);
-
 export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependencies): void {
   for (const schema of flakyTestSchemas) api.addSchema(schema);
   const { store, config } = deps;
-  let pageTokens: Promise<PageTokens> | undefined;
-  const tokens = () =>
-    (pageTokens ??= serviceSecret(store.db, "page_tokens").then((secret) => new PageTokens(secret)));
+  const tokens = listingPageTokens(store);
 
   const testOf = async (db: typeof store.db, repository: Repository, testId: string): Promise<TestCase> => {
     const testCase = await findTestCase(db, repository.id, testId.toLowerCase());
@@ -185,26 +164,11 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
         );
       }
       const repository = await testHealthRepository(deps, request, body);
-      const retentionMs = config.testResultsRetentionDays * DAY_MS;
-      // Results older than the retention at the walk's snapshot are not counted, so that no purge during the
-      // walk changes a count (the purge keeps results a snapshot's lifetime longer than the retention).
-      const rangeAt = (snapshot: number): FailureRange => ({
-        repositoryId: repository.id,
-        from: Math.max(start, snapshot - retentionMs),
-        to: end,
-        snapshot,
-      });
+      const window = { query: [start, end], range: () => ({ from: start, to: end }) };
       const { rows, page } = await readPage(
         await tokens(),
         body.page_query,
-        {
-          query: ["failing", repository.id, start, end],
-          count: (snapshot) => countFailingTests(store.db, rangeAt(snapshot)),
-          page: (snapshot, position, limit) =>
-            failingTestsPage(store.db, store.dialect, rangeAt(snapshot), position, limit),
-          keyOf: failureCountKey,
-          isKey: isFailureCountKey,
-        },
+        failingTestsListing(store, repository, window, config.testResultsRetentionDays),
         deps.clock(),
       );
       return {
@@ -234,14 +198,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const { rows, page } = await readPage<TestCase, StatusChangeKey>(
         await tokens(),
         body.page_query,
-        {
-          query: ["unhealthy", repository.id, status],
-          count: (snapshot) => countUnhealthyTests(store.db, repository.id, status, snapshot),
-          page: (snapshot, position, limit) =>
-            unhealthyTestsPage(store.db, repository.id, status, snapshot, position, limit),
-          keyOf: statusChangeKey,
-          isKey: isNumberPair,
-        },
+        unhealthyTestsListing(store, repository, status),
         deps.clock(),
       );
       const [context, statistics] = await Promise.all([
@@ -270,14 +227,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const { rows, page } = await readPage<TestCase, QuarantineKey>(
         await tokens(),
         body.page_query,
-        {
-          query: ["quarantined", repository.id],
-          count: (snapshot) => countQuarantinedTests(store.db, repository.id, snapshot),
-          page: (snapshot, position, limit) =>
-            quarantinedTestsPage(store.db, repository.id, snapshot, position, limit),
-          keyOf: quarantineKey,
-          isKey: isNumberPair,
-        },
+        quarantinedTestsListing(store, repository),
         deps.clock(),
       );
       const context = await recordContext(deps, repository);

@@ -1,0 +1,27 @@
+// How the test pages answer: HTML with headers that forbid scripts, framing and caching.
+import type { FastifyReply } from "fastify";
+import { messagePage } from "./test-page-html.ts";
+
+// No script runs on these pages; their forms post to this service only; no other site may frame them.
+const securityHeaders = {
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+export function sendPage(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).headers(securityHeaders).type("text/html; charset=utf-8").send(body);
+}
+
+/** The same 404 for what does not exist and what the visitor's organization may not see, so neither can be probed. */
+export const notFoundPage = (reply: FastifyReply, what: "Test" | "Repository" = "Test") =>
+  sendPage(
+    reply,
+    404,
+    messagePage(
+      `${what} not found`,
+      `There is no such ${what.toLowerCase()}, or not one your organization can see.`,
+    ),
+  );
