@@ -3,6 +3,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { LowercaseEnum, Nullable, Timestamp } from "./schema-types.ts";
 import { BranchName, RepoRef } from "./schemas.ts";
+import { TICKET_URL_MAX_LENGTH } from "./test-triage.ts";
 
 export const TestHealthTarget = {
   repo: RepoRef,
@@ -20,7 +21,7 @@ export const PageQuery = Type.Object(
     ),
     page_token: Type.Optional(
       Type.String({
-        maxLength: 2048,
+        maxLength: TICKET_URL_MAX_LENGTH,
         description: '"" or absent for the first page, else a token of `page`',
       }),
     ),
@@ -155,7 +156,7 @@ export const LinkTicketRequest = Type.Object({
   ticket_url: Nullable(
     Type.String({
       minLength: 1,
-      maxLength: 2048,
+      maxLength: TICKET_URL_MAX_LENGTH,
       description:
         "the ticket's absolute http(s) URL, at most 2048 characters; null unlinks the test's ticket",
     }),

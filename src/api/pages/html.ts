@@ -62,8 +62,10 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 0.3rem 0.6rem; border-bottom: 1px solid #d1d9e0; vertical-align: top; }
 td.summary { overflow-wrap: anywhere; }
 form { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: center; }
-input[type=password] { font: inherit; padding: 0.3rem; min-width: 24rem; }
-.error { color: #cf222e; }
+input, select, button { font: inherit; padding: 0.3rem; }
+input[type=password], input[type=url] { min-width: 24rem; }
+#triage form { margin: 0.5rem 0; }
+.error { color: #cf222e; } .notice { color: #1a7f37; }
 `;
 
 /** A section with a table of `rows` under `headings`, or the sentence `empty` when there are no rows. */

@@ -16,6 +16,22 @@ export interface TestPageView {
   /** When the test last became quarantined. */
   quarantinedAt: number | null;
   results: RecentResult[];
+  triage: TriageView;
+}
+
+/** What the page's forms can change; each is also the `changed` of the page it answers 303 to. */
+export const changes = ["quarantine-setting", "link-ticket", "unlink-ticket"] as const;
+export type Change = (typeof changes)[number];
+
+export interface TriageView {
+  /** The session's anti-forgery token, which every form carries. */
+  formToken: string;
+  /** The change just made, to say so. */
+  change?: Change | undefined;
+  /** Why the change just asked for was refused. */
+  error?: string;
+  /** The ticket URL just refused, to correct it. */
+  ticketInput?: string;
 }
 
 export const quarantineSettingText: Record<string, string> = {
@@ -92,6 +108,69 @@ function resultsSection(view: TestPageView): Markup {
   return tableSection("Recent results, latest first", headings, rows, "No results are kept for this test.");
 }
 
+/** What the page says after a change: what the test's record says now, so a reload says the truth. */
+function changeNotice(change: Change, record: TestRecordView): string {
+  switch (change) {
+    case "quarantine-setting":
+      return `Saved: the quarantine setting is now ${record.quarantine_setting}; the test is ${record.quarantined ? "quarantined" : "not quarantined"}.`;
+    case "link-ticket":
+      return record.ticket === null
+        ? "The test has no ticket."
+        : `Saved: linked the ticket ${record.ticket.html_url}.`;
+    case "unlink-ticket":
+      return record.ticket === null ? "Saved: the test has no ticket now." : "The test has a ticket.";
+  }
+}
+
+/** The forms of test-actions.ts; they post to the page's own address, carrying the session's form token. */
+function triageSection(view: TestPageView): Markup {
+  const { record, triage } = view;
+  const action = record.id;
+  const token = html`<input type="hidden" name="form_token" value="${triage.formToken}" />`;
+  const options = ["auto", "always", "never"].map(
+    (setting) =>
+      html`<option value="${setting}" ${setting === record.quarantine_setting ? "selected" : ""}>
+        ${quarantineSettingText[setting]}
+      </option>`,
+  );
+  const unlink =
+    record.ticket === null
+      ? ""
+      : html`<form method="post" action="${action}">
+          ${token}<input type="hidden" name="action" value="unlink-ticket" />
+          <button type="submit">Unlink the ticket</button>
+        </form>`;
+  const notice =
+    triage.change === undefined ? "" : html`<p class="notice">${changeNotice(triage.change, record)}</p>`;
+  const error = triage.error === undefined ? "" : html`<p class="error">${triage.error}</p>`;
+  return html`<section id="triage">
+    <h2>Triage</h2>
+    ${notice} ${error}
+    <form method="post" action="${action}">
+      ${token}<input type="hidden" name="action" value="quarantine-setting" />
+      <label for="setting">Quarantine setting</label>
+      <select id="setting" name="setting">
+        ${options}
+      </select>
+      <button type="submit">Save</button>
+    </form>
+    <form method="post" action="${action}">
+      ${token}<input type="hidden" name="action" value="link-ticket" />
+      <label for="ticket_url">Ticket URL</label>
+      <input
+        id="ticket_url"
+        name="ticket_url"
+        type="url"
+        maxlength="2048"
+        required
+        value="${triage.ticketInput ?? record.ticket?.html_url ?? ""}"
+      />
+      <button type="submit">Link the ticket</button>
+    </form>
+    ${unlink}
+  </section>`;
+}
+
 export function testPage(view: TestPageView): string {
   const { record } = view;
   const variant = record.variant === "" ? "" : html`, variant <code>${record.variant}</code>`;
@@ -106,7 +185,7 @@ export function testPage(view: TestPageView): string {
         Class <code>${record.classname}</code> in suite <code>${record.parent}</code>${variant}; file
         <code>${record.file_path === "" ? "(unknown)" : record.file_path}</code>
       </p>
-      ${statusSection(view)} ${commonFailuresSection(record)} ${resultsSection(view)}`,
+      ${statusSection(view)} ${triageSection(view)} ${commonFailuresSection(record)} ${resultsSection(view)}`,
   );
 }
 

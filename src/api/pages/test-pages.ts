@@ -1,27 +1,25 @@
-// A test's page at its html_url (contract 7.5: `${PUBLIC_URL}/tests/<id>`): what get-test-details answers, and the
-// latest results, for a person. A browser signs in with an API token once (POST /tests/sign-in) and then carries a
-// session cookie (browser-sessions.ts); the token's organization must cover the test's repository, as in the API.
+// The pages under /tests, for people: a test's page at its html_url (test-page.ts, with its actions in
+// test-actions.ts) and a repository's test health (repository-page.ts). A browser signs in with an API token once
+// (POST /tests/sign-in) and then carries a session cookie (browser-sessions.ts); the token's organization must cover
+// the repository, as in the API.
 import { STATUS_CODES } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { validate as isUuid } from "uuid";
 import { serviceSecret } from "../../store/service-secrets.ts";
-import { findTestCaseById, recentResults } from "../../store/test-history.ts";
 import { authenticate, type Principal, principalOfToken } from "../../store/tokens.ts";
 import type { ApiDependencies } from "../dependencies.ts";
-import { organizationCovers } from "../repo-access.ts";
-import { fullTestRecords } from "../test-records.ts";
 import { BrowserSessions, cookieValue, SESSION_COOKIE, sessionCookie } from "./browser-sessions.ts";
 import { repositoryPagePath, repositoryRefOf } from "./page-addresses.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { registerRepositoryPage, repositorySignIn } from "./repository-page.ts";
-import { messagePage, type SignInTarget, signInPage, testPage } from "./test-page-html.ts";
+import { registerTestActions } from "./test-actions.ts";
+import { registerTestPage, testSignIn } from "./test-page.ts";
+import { messagePage, type SignInTarget, signInPage } from "./test-page-html.ts";
 
 export const testPagesPrefix = "/tests";
 
-/** How many of the latest results the page lists. */
-const RECENT_RESULTS = 50;
-/** A sign-in form is a token and a test id; anything much larger is not one. */
-const FORM_BODY_LIMIT = 4096;
+/** The largest form is a ticket URL (2048 characters, each at most 3 escaped) and a form token. */
+const FORM_BODY_LIMIT = 8192;
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -30,10 +28,10 @@ declare module "fastify" {
   }
 }
 
-/** Who a page request is from: the principal of its session's token, and the session (the cookie's value). */
+/** Who a page request is from: the principal of its session's token, and the session's form token. */
 export interface Visitor {
   principal: Principal;
-  session: string;
+  formToken: string;
 }
 
 /** What the routes of the pages share. */
@@ -43,13 +41,6 @@ export interface PageContext {
   /** The 401 sign-in form, reloading once when a link from another site came without the cookie. */
   signIn(request: FastifyRequest, reply: FastifyReply, target: SignInTarget): FastifyReply;
 }
-
-/** The sign-in form of a test's page. */
-const testSignIn = (testId: string): SignInTarget => ({
-  action: "sign-in",
-  fields: { test_id: testId },
-  subject: "this test",
-});
 
 export async function registerTestPages(api: FastifyInstance, deps: ApiDependencies): Promise<void> {
   const { store, config } = deps;
@@ -69,9 +60,10 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
     async visitorOf(request) {
       const session = cookieValue(request.headers.cookie, SESSION_COOKIE);
       if (session === undefined) return null;
-      const tokenId = (await sessions()).tokenIdOf(session, deps.clock());
+      const signer = await sessions();
+      const tokenId = signer.tokenIdOf(session, deps.clock());
       const principal = tokenId === null ? null : await principalOfToken(store.db, tokenId);
-      return principal === null ? null : { principal, session };
+      return principal === null ? null : { principal, formToken: signer.formToken(session) };
     },
     signIn(request, reply, target) {
       const crossSite = request.headers["sec-fetch-site"] === "cross-site";
@@ -101,35 +93,9 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
         return sendPage(reply, status, messagePage(title, "This request cannot be answered."));
       });
       pages.setNotFoundHandler((_request, reply) => notFoundPage(reply));
+      registerTestPage(pages, context);
+      registerTestActions(pages, context);
       registerRepositoryPage(pages, context);
-
-      pages.get<{ Params: { testId: string } }>(
-        "/:testId",
-        { config: { public: true }, schema: { hide: true } },
-        async (request, reply) => {
-          const testId = request.params.testId.toLowerCase();
-          if (!isUuid(testId)) return notFoundPage(reply);
-          const visitor = await context.visitorOf(request);
-          if (visitor === null) return context.signIn(request, reply, testSignIn(testId));
-          const { principal } = visitor;
-          const found = await findTestCaseById(store.db, testId);
-          if (found === undefined) return notFoundPage(reply);
-          const { testCase, repository } = found;
-          if (!organizationCovers(principal, repository.host, repository.owner)) return notFoundPage(reply);
-          const [[record], results] = await Promise.all([
-            fullTestRecords(deps, repository, [testCase]),
-            recentResults(store.db, testCase.key, RECENT_RESULTS),
-          ]);
-          const view = {
-            record: record as NonNullable<typeof record>,
-            repositoryName: `${repository.owner}/${repository.name}`,
-            repositoryPage: repositoryPagePath(repository),
-            quarantinedAt: testCase.quarantinedAt,
-            results,
-          };
-          return sendPage(reply, 200, testPage(view));
-        },
-      );
 
       pages.post<{ Body: Record<string, unknown> | undefined }>(
         "/sign-in",

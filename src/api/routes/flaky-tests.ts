@@ -5,17 +5,8 @@ import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classi
 import { ingestUpload } from "../../health/ingestion.ts";
 import { JunitParseError } from "../../health/junit-parser.ts";
 import { stableBranches } from "../../health/repository-facts.ts";
-import { withQuarantine } from "../../health/test-case-health.ts";
-import type { Repository } from "../../store/repositories.ts";
-import { testHealthSettings } from "../../store/test-health-settings.ts";
-import {
-  findTestCase,
-  inTestHealthTransaction,
-  saveTestCaseHealth,
-  type TestCase,
-} from "../../store/test-cases.ts";
+import type { TestCase } from "../../store/test-cases.ts";
 import type { QuarantineKey, StatusChangeKey } from "../../store/test-listings.ts";
-import { linkTicket, unlinkTicket } from "../../store/test-tickets.ts";
 import type { ApiDependencies } from "../dependencies.ts";
 import {
   flakyTestSchemas,
@@ -34,7 +25,7 @@ import {
 } from "../flaky-tests-schemas.ts";
 import { errorResponses } from "../openapi.ts";
 import { readPage } from "../page-tokens.ts";
-import { invalidRequest, notFound, Problem } from "../problem.ts";
+import { invalidRequest, Problem } from "../problem.ts";
 import { testHealthRepository } from "../repo-access.ts";
 import {
   failingTestsListing,
@@ -49,6 +40,7 @@ import {
   testStatistics,
   unhealthyTestRecord,
 } from "../test-records.ts";
+import { linkTestTicket, setQuarantineSetting, testOf } from "../test-triage.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** A client clock may run ahead of ours, but not by days: such a time would count as recent for weeks. */
@@ -58,14 +50,6 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
   for (const schema of flakyTestSchemas) api.addSchema(schema);
   const { store, config } = deps;
   const tokens = listingPageTokens(store);
-
-  const testOf = async (db: typeof store.db, repository: Repository, testId: string): Promise<TestCase> => {
-    const testCase = await findTestCase(db, repository.id, testId.toLowerCase());
-    if (testCase === undefined) {
-      throw notFound("test_not_found", `no test ${testId} in ${repository.owner}/${repository.name}`);
-    }
-    return testCase;
-  };
 
   api.post<{ Body: UploadRequest }>(
     "/flaky-tests/upload",
@@ -264,13 +248,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     async (request) => {
       const { test_id: testId, setting } = request.body;
       const repository = await testHealthRepository(deps, request, request.body);
-      const updated = await inTestHealthTransaction(store, repository.id, async (trx) => {
-        const testCase = await testOf(trx, repository, testId);
-        const { autoQuarantine } = await testHealthSettings(trx, repository.id);
-        const next = { ...testCase, ...withQuarantine(testCase, setting, deps.clock(), autoQuarantine) };
-        await saveTestCaseHealth(trx, store.dialect, [next]);
-        return next;
-      });
+      const updated = await setQuarantineSetting(deps, repository, testId, setting);
       const [test] = await fullTestRecords(deps, repository, [updated]);
       return { test };
     },
@@ -287,34 +265,10 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     },
     async (request) => {
       const { test_id: testId, ticket_url: ticketUrl } = request.body;
-      const url = ticketUrl === null ? null : absoluteHttpUrl(ticketUrl, "ticket_url");
       const repository = await testHealthRepository(deps, request, request.body);
-      // In the test-health transaction: the hourly pass cannot forget the test between the look-up and the link.
-      const testCase = await inTestHealthTransaction(store, repository.id, async (trx) => {
-        const found = await testOf(trx, repository, testId);
-        if (url === null) await unlinkTicket(trx, found.key);
-        else await linkTicket(trx, found.key, url, deps.clock());
-        return found;
-      });
+      const testCase = await linkTestTicket(deps, repository, testId, ticketUrl);
       const [test] = await fullTestRecords(deps, repository, [testCase]);
       return { test };
     },
   );
-}
-
-/** `text` as an absolute http(s) URL (as the URL standard writes it), or a 400 naming the field. */
-function absoluteHttpUrl(text: string, field: string): string {
-  const url = URL.canParse(text) ? new URL(text) : null;
-  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw invalidRequest(`the request is invalid: ${field} is not an absolute http or https URL`, [
-      { path: field, message: "must be an absolute http or https URL" },
-    ]);
-  }
-  // Every record and the test's page show the URL: credentials in it would be shown to everyone.
-  if (url.username !== "" || url.password !== "") {
-    throw invalidRequest(`the request is invalid: ${field} holds a user name or password`, [
-      { path: field, message: "must not hold a user name or password" },
-    ]);
-  }
-  return url.href;
 }
