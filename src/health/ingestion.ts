@@ -68,6 +68,11 @@ export interface FailedTest {
   filePath: string;
 }
 
+export interface IngestionOptions {
+  /** Test cases per batch (BATCH_SIZE); tests make it small to cross batches with small reports. */
+  batchSize?: number;
+}
+
 export interface UploadOutcome {
   uploadId: string;
   /** Every test case of the reports, skipped ones included. */
@@ -106,9 +111,13 @@ interface UploadState {
 }
 
 /** Parses and stores an upload. Throws the parser's JunitParseError, after rolling everything back. */
-export async function ingestUpload(store: Store, input: UploadInput): Promise<UploadOutcome> {
+export async function ingestUpload(
+  store: Store,
+  input: UploadInput,
+  { batchSize = BATCH_SIZE }: IngestionOptions = {},
+): Promise<UploadOutcome> {
   const keyCache = testCaseKeyCache(store.db);
-  const ingestion = new Ingestion(store.dialect, input, keyCache);
+  const ingestion = new Ingestion(store.dialect, input, keyCache, batchSize);
   try {
     return await inTestHealthTransaction(store, input.repository.id, (trx) => ingestion.run(trx));
   } catch (error) {
@@ -130,6 +139,7 @@ class Ingestion {
     private readonly dialect: Dialect,
     private readonly input: UploadInput,
     private readonly keyCache: TestCaseKeyCache,
+    private readonly batchSize: number,
   ) {
     this.occurredAt = input.startedAt ?? input.now;
     this.feedsKeyCache = this.occurredAt >= input.now - KEY_CACHE_HORIZON_MS;
@@ -173,7 +183,7 @@ class Ingestion {
       repository,
       variant,
       repoRoot: this.input.repoRoot,
-      batchSize: BATCH_SIZE,
+      batchSize: this.batchSize,
     })) {
       upload.testResults += batch.testCases;
       await this.storeBatch(trx, upload, batch);
