@@ -1,5 +1,5 @@
-// The reader thread's side of report-reader.ts: for each upload it is given, it pulls the documents' chunks,
-// parses them and sends batches of tests, never more than READ_AHEAD ahead of ingestion.
+// The reader thread's side of report-reader.ts: for each upload it is given, it parses the documents' chunks as
+// they are sent, acknowledging each, and sends batches of tests, never more than READ_AHEAD ahead of ingestion.
 import { type MessagePort, parentPort } from "node:worker_threads";
 import { JunitParseError, parseJunitDocumentInBatches } from "./junit-parser.ts";
 import { readBatch, transferables } from "./report-batches.ts";
