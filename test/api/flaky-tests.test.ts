@@ -14,6 +14,7 @@ import {
   TEST_HEALTH_START,
   testInstallationId,
   useTestHealthServer,
+  widgetsTestId,
 } from "../support/test-health.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
@@ -21,8 +22,6 @@ const target = { repo, org_url_slug: "acme" };
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
 const sha = (n: number) => n.toString(16).padStart(40, "a");
-const idOf = (name: string, extra: { classname?: string; parent?: string; filePath?: string } = {}) =>
-  testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name, ...extra });
 
 describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
   let store: TestStore;
@@ -90,7 +89,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
         failures: 1,
         quarantined_failures: 0,
         unquarantined_failures: [
-          { test_id: idOf("removes"), name: "removes", classname: "pkg.Widget", file_path: "" },
+          { test_id: widgetsTestId("removes"), name: "removes", classname: "pkg.Widget", file_path: "" },
         ],
         all_failures_quarantined: false,
       });
@@ -137,7 +136,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       });
       expect(body).toMatchObject({ test_results: 1, failures: 0 });
       expect(await rowCount("test_results")).toBe(2);
-      const test = (await details(idOf("retried"))).body.test;
+      const test = (await details(widgetsTestId("retried"))).body.test;
       expect(test.status).toMatchObject({
         value: "flaky",
         reason: `failed and passed on commit ${sha(1).slice(0, 7)} on main on 2026-11-21`,
@@ -170,7 +169,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
         now += HOUR;
         await upload([{ name: "dead", outcome: "failed" }], { commit_sha: sha(n), branch: "trunk" });
       }
-      const test = (await details(idOf("dead"))).body.test;
+      const test = (await details(widgetsTestId("dead"))).body.test;
       expect(test.status).toEqual({
         value: "broken",
         reason: "failed the last 3 runs on trunk",
@@ -178,7 +177,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       });
       expect(test.quarantined).toBe(false);
       expect(github.isDone()).toBe(true);
-      expect((await unhealthy("BROKEN")).body.tests.map((t: any) => t.id)).toEqual([idOf("dead")]);
+      expect((await unhealthy("BROKEN")).body.tests.map((t: any) => t.id)).toEqual([widgetsTestId("dead")]);
     });
 
     it("counts a queue's target branch as stable, and other branches not", async () => {
@@ -202,11 +201,11 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
         await upload([{ name: "onRelease", outcome }], { commit_sha: sha(n), branch: "release/2.x" });
         await upload([{ name: "onFeatureOnly", outcome }], { commit_sha: sha(n + 10), branch: "feature/x" });
       }
-      expect((await details(idOf("onRelease"))).body.test.status).toMatchObject({
+      expect((await details(widgetsTestId("onRelease"))).body.test.status).toMatchObject({
         value: "flaky",
         reason: "failed 1 of 2 runs on release/2.x in the last 7 days",
       });
-      expect((await details(idOf("onFeatureOnly"))).body.test.status.value).toBe("healthy");
+      expect((await details(widgetsTestId("onFeatureOnly"))).body.test.status.value).toBe("healthy");
     });
 
     it("quarantines by setting: always, never, and auto while flaky", async () => {
@@ -218,7 +217,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       now += HOUR;
       const never = await post("set-quarantine-setting", {
         ...target,
-        test_id: idOf("flips"),
+        test_id: widgetsTestId("flips"),
         setting: "NEVER",
       });
       expect(never.status).toBe(200);
@@ -230,7 +229,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
 
       const always = await post("set-quarantine-setting", {
         ...target,
-        test_id: idOf("solid"),
+        test_id: widgetsTestId("solid"),
         setting: "always",
       });
       expect(always.body.test).toMatchObject({
@@ -242,7 +241,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       now += HOUR;
       const auto = await post("set-quarantine-setting", {
         ...target,
-        test_id: idOf("flips"),
+        test_id: widgetsTestId("flips"),
         setting: "Auto",
       });
       expect(auto.body.test).toMatchObject({ quarantined: true, quarantine_setting: "auto" });
@@ -257,7 +256,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
           codeowners: [],
           quarantined_at: new Date(now).toISOString(),
           status_last_updated_at: new Date(flipsAt).toISOString(),
-          test_case_id: idOf("flips"),
+          test_case_id: widgetsTestId("flips"),
           variant: "",
           status: { value: "flaky", reason: expect.any(String), timestamp: new Date(flipsAt).toISOString() },
           quarantine_setting: "auto",
@@ -275,7 +274,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       expect((await post("get-auto-quarantine", target)).body).toEqual({ auto_quarantine: true });
       await upload([{ name: "flips", outcome: "failed" }]);
       await upload([{ name: "flips" }], { commit_sha: sha(2) });
-      expect((await details(idOf("flips"))).body.test).toMatchObject({ quarantined: true });
+      expect((await details(widgetsTestId("flips"))).body.test).toMatchObject({ quarantined: true });
 
       now += HOUR;
       const off = await post("set-auto-quarantine", { ...target, enabled: false });
@@ -284,7 +283,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
         body: { auto_quarantine: false, tests_quarantined: 0, tests_released: 1 },
       });
       expect((await post("get-auto-quarantine", target)).body).toEqual({ auto_quarantine: false });
-      expect((await details(idOf("flips"))).body.test).toMatchObject({
+      expect((await details(widgetsTestId("flips"))).body.test).toMatchObject({
         quarantined: false,
         quarantine_setting: "auto",
       });
@@ -319,7 +318,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     it("answers 404 test_not_found for a test of no upload, and 400 for an id that is not a UUID", async () => {
       const missing = await post("set-quarantine-setting", {
         ...target,
-        test_id: idOf("nope"),
+        test_id: widgetsTestId("nope"),
         setting: "always",
       });
       expect(missing.status).toBe(404);
@@ -329,7 +328,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       expect(bad.body.errors).toEqual([{ path: "test_id", message: expect.stringContaining("uuid") }]);
       const badSetting = await post("set-quarantine-setting", {
         ...target,
-        test_id: idOf("nope"),
+        test_id: widgetsTestId("nope"),
         setting: "sometimes",
       });
       expect(badSetting.status).toBe(400);
@@ -411,7 +410,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
         .get("/repos/acme/widgets/contents/.github%2FCODEOWNERS")
         .reply(500, { message: "oops" });
       await upload([{ name: "owned", file: "src/a.ts" }]);
-      const test = (await details(idOf("owned", { filePath: "src/a.ts" }))).body.test;
+      const test = (await details(widgetsTestId("owned", { filePath: "src/a.ts" }))).body.test;
       expect(test.codeowners).toEqual([]);
       expect(github.isDone()).toBe(true);
     });
@@ -424,7 +423,9 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
         .reply(502, { message: "Bad Gateway" });
       for (const n of [1, 2, 3]) await upload([{ name: "down", outcome: "failed" }], { commit_sha: sha(n) });
       githubRepository();
-      expect((await details(idOf("down"))).body.test.status.reason).toBe("failed the last 3 runs on main");
+      expect((await details(widgetsTestId("down"))).body.test.status.reason).toBe(
+        "failed the last 3 runs on main",
+      );
     });
   });
 

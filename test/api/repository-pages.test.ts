@@ -1,6 +1,5 @@
 // A repository's test health page at /tests/<host>/<owner>/<name>: the listings of contract 7.5 for a person.
 import { beforeEach, describe, expect, it } from "vitest";
-import { testCaseId } from "../../src/health/test-identity.ts";
 import { type TestServer, tokenFor } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
 import {
@@ -9,15 +8,14 @@ import {
   junitReport,
   TEST_HEALTH_START,
   useTestHealthServer,
-  widgets as repo,
   widgetsTarget as target,
+  widgetsTestId,
 } from "../support/test-health.ts";
 import { type Browser, browserOn, squashed, visible } from "../support/test-pages.ts";
 
 const HOUR = 3600 * 1000;
 const sha = (n: number) => String(n).repeat(40);
 const hostileName = `<script>alert("owned")</script> & "quotes"`;
-const idOf = (name: string) => testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name });
 const widgetsPage = "github.com/acme/widgets";
 /** The markup of one section of the page. */
 const section = (page: string, name: string) => {
@@ -93,19 +91,23 @@ describe.each(testDialects)("repository pages on %s", (dialect) => {
     const text = visible(page);
     expect(page).toContain("<h1>Test health of acme/widgets</h1>");
     expect(text).toContain("1 broken · 2 flaky · 2 quarantined · 3 failed in the last 7 days");
-    expect(listed(page, "broken")).toEqual([idOf(hostileName)]);
+    expect(listed(page, "broken")).toEqual([widgetsTestId(hostileName)]);
     // Most recent status change, or quarantine, first.
-    expect(listed(page, "flaky")).toEqual([idOf("wobbles"), idOf("flips")]);
-    expect(listed(page, "quarantined")).toEqual([idOf("wobbles"), idOf("flips")]);
+    expect(listed(page, "flaky")).toEqual([widgetsTestId("wobbles"), widgetsTestId("flips")]);
+    expect(listed(page, "quarantined")).toEqual([widgetsTestId("wobbles"), widgetsTestId("flips")]);
     // Most failures first.
-    expect(listed(page, "failing")).toEqual([idOf(hostileName), idOf("flips"), idOf("wobbles")]);
+    expect(listed(page, "failing")).toEqual([
+      widgetsTestId(hostileName),
+      widgetsTestId("flips"),
+      widgetsTestId("wobbles"),
+    ]);
     expect(visible(section(page, "failing"))).toContain("failed in the last 7 days");
     expect(visible(section(page, "failing"))).toMatch(/&quot;quotes&quot; pkg\.Widget broken since .* 3 /);
     expect(page).not.toContain("<script");
     expect(page).toContain("&lt;script&gt;alert(&quot;owned&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;");
 
     // The test's page links back.
-    const testPage = await openPage(idOf("flips"), await signedIn());
+    const testPage = await openPage(widgetsTestId("flips"), await signedIn());
     expect(testPage).toContain('<a href="./github.com/acme/widgets">acme/widgets</a>');
   });
 

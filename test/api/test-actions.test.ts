@@ -2,7 +2,6 @@
 // would set them, behind the session and its anti-forgery token.
 import { beforeEach, describe, expect, it } from "vitest";
 import { BrowserSessions } from "../../src/api/pages/browser-sessions.ts";
-import { testCaseId } from "../../src/health/test-identity.ts";
 import { serviceSecret } from "../../src/store/service-secrets.ts";
 import { type TestServer, tokenFor } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
@@ -11,12 +10,12 @@ import {
   junitReport,
   TEST_HEALTH_START,
   useTestHealthServer,
-  widgets as repo,
   widgetsTarget as target,
+  widgetsTestId,
 } from "../support/test-health.ts";
 import { type Browser, browserOn, squashed, visible } from "../support/test-pages.ts";
 
-const flipsId = testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name: "flips" });
+const flipsId = widgetsTestId("flips");
 const jira = "https://acme.atlassian.net/browse/WID-42";
 
 describe.each(testDialects)("test page actions on %s", (dialect) => {

@@ -1,7 +1,6 @@
 // Linking a ticket to a test (POST /v1/flaky-tests/link-ticket, an extension of contract 7.5), and every record
 // showing it.
 import { beforeEach, describe, expect, it } from "vitest";
-import { testCaseId } from "../../src/health/test-identity.ts";
 import type { TestServer } from "../support/api-server.ts";
 import { testDialects } from "../support/database.ts";
 import {
@@ -12,9 +11,9 @@ import {
   useTestHealthServer,
   widgets as repo,
   widgetsTarget as target,
+  widgetsTestId,
 } from "../support/test-health.ts";
 
-const idOf = (name: string) => testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name });
 const jira = "https://acme.atlassian.net/browse/WID-42";
 
 describe.each(testDialects)("linked tickets on %s", (dialect) => {
@@ -37,7 +36,7 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
     };
   };
   const link = (name: string, ticketUrl: unknown) =>
-    post("link-ticket", { ...target, test_id: idOf(name), ticket_url: ticketUrl });
+    post("link-ticket", { ...target, test_id: widgetsTestId(name), ticket_url: ticketUrl });
   /** Two tests that failed and passed on one commit: flaky, so every listing holds them. */
   const flakyTests = async () => {
     githubRepository();
@@ -64,7 +63,7 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
     };
     const day = 24 * 3600 * 1000;
     const details = async (name: string) =>
-      (await post("get-test-details", { ...target, test_id: idOf(name) })).body.test.ticket;
+      (await post("get-test-details", { ...target, test_id: widgetsTestId(name) })).body.test.ticket;
     return {
       details: { flips: await details("flips"), wobbles: await details("wobbles") },
       failing: await listed("list-failing-tests", {
@@ -80,7 +79,7 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
     const linked = await link("flips", jira);
     expect(linked.status).toBe(200);
     expect(linked.body.test).toMatchObject({
-      id: idOf("flips"),
+      id: widgetsTestId("flips"),
       name: "flips",
       ticket: { html_url: jira },
       status: { value: "flaky" },
@@ -108,7 +107,7 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
     await link("flips", jira);
     const { body } = await post("set-quarantine-setting", {
       ...target,
-      test_id: idOf("flips"),
+      test_id: widgetsTestId("flips"),
       setting: "never",
     });
     expect(body.test).toMatchObject({ quarantine_setting: "never", ticket: { html_url: jira } });
@@ -140,7 +139,7 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
     const longest = `https://tickets.example/${"x".repeat(2048 - 24)}`;
     expect(longest).toHaveLength(2048);
     expect((await link("flips", longest)).body.test.ticket).toEqual({ html_url: longest });
-    const missing = await post("link-ticket", { ...target, test_id: idOf("flips") });
+    const missing = await post("link-ticket", { ...target, test_id: widgetsTestId("flips") });
     expect(missing.body).toMatchObject({
       code: "invalid_request",
       errors: [{ path: "ticket_url", message: "is required" }],
@@ -150,7 +149,7 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
   it("answers like set-quarantine-setting for a bad test id, another organization and no token", async () => {
     const body = (extra: Record<string, unknown>) => ({
       ...target,
-      test_id: idOf("flips"),
+      test_id: widgetsTestId("flips"),
       ticket_url: jira,
       ...extra,
     });

@@ -7,11 +7,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { runCli } from "../../src/cli/program.ts";
 import { DEFAULT_REPORT_GLOBS, findReports } from "../../src/cli/upload-client.ts";
 import { loadConfig } from "../../src/config.ts";
-import { testCaseId } from "../../src/health/test-identity.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
-import { type CaseSpec, githubRepository, junitReport, testInstallationId } from "../support/test-health.ts";
+import {
+  type CaseSpec,
+  githubRepository,
+  junitReport,
+  testInstallationId,
+  widgetsTestId,
+} from "../support/test-health.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
 const sha = "0123456789abcdef0123456789abcdef01234567";
@@ -261,7 +266,7 @@ describe("switchyard upload and switchyard test", () => {
         {
           repo,
           org_url_slug: "acme",
-          test_id: testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name }),
+          test_id: widgetsTestId(name),
           setting: "always",
         },
         token,
@@ -272,9 +277,7 @@ describe("switchyard upload and switchyard test", () => {
       const { code, err } = await wrap([...service(), ...metadata], 1);
       expect(code).toBe(1);
       expect(err).toContain("uploaded 2 test results from 1 report: 1 failing test, 0 of them quarantined");
-      expect(err).toContain(
-        `failed, not quarantined: pkg.Widget breaks (${testCaseId(repo, { classname: "pkg.Widget", parent: "suite", name: "breaks" })})`,
-      );
+      expect(err).toContain(`failed, not quarantined: pkg.Widget breaks (${widgetsTestId("breaks")})`);
       expect(await uploads()).toHaveLength(1);
     });
 

@@ -3,12 +3,17 @@ import { setAutoQuarantine } from "../../src/health/auto-quarantine.ts";
 import { ingestUpload } from "../../src/health/ingestion.ts";
 import { maintainTestHealth } from "../../src/health/maintenance.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";
-import { testCaseId } from "../../src/health/test-identity.ts";
 import type { Repository } from "../../src/store/repositories.ts";
 import { findTestCase, inTestHealthTransaction, saveTestCaseHealth } from "../../src/store/test-cases.ts";
 import { testHealthSettings } from "../../src/store/test-health-settings.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
-import { type CaseSpec, TEST_HEALTH_START, uploadInput, useTestHealthStore } from "../support/test-health.ts";
+import {
+  type CaseSpec,
+  TEST_HEALTH_START,
+  uploadInput,
+  useTestHealthStore,
+  widgetsTestId,
+} from "../support/test-health.ts";
 
 const HOUR = 3600 * 1000;
 const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined } as never;
@@ -27,12 +32,7 @@ describe.each(testDialects)("a repository's auto-quarantine on %s", (dialect) =>
   /** Uploads the cases on main at commit `commit`. */
   const ingest = (cases: CaseSpec[], commit: string) =>
     ingestUpload(store, uploadInput(repository, now, cases, { commitSha: commit.repeat(40) }));
-  const test = async (name: string) =>
-    (await findTestCase(
-      store.db,
-      repository.id,
-      testCaseId(repository, { classname: "pkg.Widget", parent: "suite", name }),
-    ))!;
+  const test = async (name: string) => (await findTestCase(store.db, repository.id, widgetsTestId(name)))!;
   /** Makes `name` flaky on main: it fails on one commit and passes on the next. */
   const makeFlaky = async (names: string[]) => {
     await ingest(

@@ -10,11 +10,16 @@ import { classifyTest, isQuarantined, type TestRun } from "../../src/health/clas
 import { parseCodeowners } from "../../src/health/codeowners.ts";
 import { ingestUpload } from "../../src/health/ingestion.ts";
 import { maintainTestHealth } from "../../src/health/maintenance.ts";
-import { testCaseId } from "../../src/health/test-identity.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { findTestCase, testCaseKeyCache } from "../../src/store/test-cases.ts";
 import { createTestStore, testDialects } from "../support/database.ts";
-import { type CaseSpec, TEST_HEALTH_START, uploadInput, widgets } from "../support/test-health.ts";
+import {
+  type CaseSpec,
+  TEST_HEALTH_START,
+  uploadInput,
+  widgets,
+  widgetsTestId,
+} from "../support/test-health.ts";
 
 const HOUR = 3600 * 1000;
 const TESTS = 6;
@@ -81,8 +86,7 @@ describe.each(testDialects)("incremental classification on %s", (dialect) => {
                 stableBranches: new Set(["main"]),
                 now: new Date(now),
               });
-              const id = testCaseId(repository, { classname: "pkg.Widget", parent: "suite", name });
-              const stored = await findTestCase(store.db, repository.id, id);
+              const stored = await findTestCase(store.db, repository.id, widgetsTestId(name));
               expect({ name, status: stored?.status, reason: stored?.statusReason }).toEqual({
                 name,
                 status: expected.value,

@@ -5,7 +5,6 @@ import { JunitParseError } from "../../src/health/junit-parser.ts";
 import { maintainTestHealth } from "../../src/health/maintenance.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";
 import type { RepositoryFacts } from "../../src/health/repository-facts.ts";
-import { testCaseId } from "../../src/health/test-identity.ts";
 import type { Repository } from "../../src/store/repositories.ts";
 import {
   findTestCase,
@@ -22,6 +21,7 @@ import {
   TEST_HEALTH_START,
   uploadInput,
   useTestHealthStore,
+  widgetsTestId,
 } from "../support/test-health.ts";
 
 const HOUR = 3600 * 1000;
@@ -46,11 +46,7 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
   const ingest = (cases: CaseSpec[] | string[], overrides: Partial<UploadInput> = {}) =>
     ingestUpload(store, uploadInput(repository, now, cases, overrides));
   const testNamed = async (name: string): Promise<TestCase> =>
-    (await findTestCase(
-      store.db,
-      repository.id,
-      testCaseId(repository, { classname: "pkg.Widget", parent: "suite", name }),
-    ))!;
+    (await findTestCase(store.db, repository.id, widgetsTestId(name)))!;
   const count = async (table: "test_results" | "test_cases" | "test_uploads" | "test_failures") =>
     Number(
       (

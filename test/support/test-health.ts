@@ -3,6 +3,7 @@
 import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
 import type { UploadInput } from "../../src/health/ingestion.ts";
+import { testCaseId } from "../../src/health/test-identity.ts";
 import type { Dialect } from "../../src/store/database.ts";
 import { newId } from "../../src/store/ids.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
@@ -138,6 +139,15 @@ export function githubRepository(
 
 /** The repository test-health tests upload to, and the target of their requests (repo and org_url_slug). */
 export const widgets = { host: "github.com", owner: "acme", name: "widgets" };
+
+/**
+ * The id of a test of acme/widgets in a report written by junitReport: class pkg.Widget (unless `extra` names
+ * another) in the suite named "suite".
+ */
+export const widgetsTestId = (
+  name: string,
+  extra: { classname?: string; parent?: string; filePath?: string } = {},
+) => testCaseId(widgets, { classname: "pkg.Widget", parent: "suite", name, ...extra });
 export const widgetsTarget = { repo: widgets, org_url_slug: "acme" };
 
 /** The time test-health tests start at. */
