@@ -141,7 +141,8 @@ function readGitHubApp(
   return { appId, privateKey: privateKey.replace(/\\n/g, "\n") };
 }
 
-const ciVariables = [
+/** Every variable of a CiEnvironment, so that tests can clear them all. */
+export const ciVariables = [
   "SWITCHYARD_URL",
   "SWITCHYARD_TOKEN",
   "SWITCHYARD_ORG",

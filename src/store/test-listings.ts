@@ -3,11 +3,19 @@
 // change while it goes cannot make another row repeat or vanish. Every listing reads as of a snapshot time: rows
 // whose sort key moved after it (a status changed, a test was quarantined again, failures were received) are left
 // out, and the sort keys only grow with time, so a row never moves from the pages already walked to those ahead.
-import { type Expression, type Kysely, type SqlBool, sql } from "kysely";
+import {
+  type Expression,
+  type Kysely,
+  type Selectable,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from "kysely";
 import type { HealthStatus } from "../health/classification.ts";
 import type { Dialect } from "./database.ts";
 import type { Database } from "./schema.ts";
 import { type TestCase, testCaseFromRow } from "./test-cases.ts";
+import type { TestCasesTable } from "./test-health-schema.ts";
 
 /** Where a page is: the first or last rows, or the rows right after or right before a row's sort key. */
 export type PagePosition<Key> =
@@ -60,23 +68,33 @@ export async function unhealthyTestsPage(
   position: PagePosition<StatusChangeKey>,
   limit: number,
 ): Promise<Page<TestCase>> {
-  let query = db
+  const query = db
     .selectFrom("test_cases")
     .selectAll()
     .where("repository_id", "=", repositoryId)
     .where("status", "<>", sql.lit("healthy"))
     .where("status", "=", status)
     .where("status_changed_at", "<=", snapshot);
+  return newestFirstPage(query, "status_changed_at", position, limit);
+}
+
+type TestCasesQuery = SelectQueryBuilder<Database, "test_cases", Selectable<TestCasesTable>>;
+
+/** A page of the test cases `query` selects, by [`column`, key], the largest first. */
+async function newestFirstPage(
+  query: TestCasesQuery,
+  column: "status_changed_at" | "quarantined_at",
+  position: PagePosition<[number, number]>,
+  limit: number,
+): Promise<Page<TestCase>> {
   if (position.kind === "after" || position.kind === "before") {
-    const [changedAt, key] = position.key;
+    const [at, key] = position.key;
     const operator = position.kind === "after" ? "<" : ">";
-    query = query.where((eb) =>
-      eb(eb.refTuple("status_changed_at", "key"), operator, eb.tuple(changedAt, key)),
-    );
+    query = query.where((eb) => eb(eb.refTuple(column, "key"), operator, eb.tuple(at, key)));
   }
   const direction = forward(position) ? "desc" : "asc";
   const rows = await query
-    .orderBy("status_changed_at", direction)
+    .orderBy(column, direction)
     .orderBy("key", direction)
     .limit(limit + 1)
     .execute();
@@ -112,26 +130,13 @@ export async function quarantinedTestsPage(
   position: PagePosition<QuarantineKey>,
   limit: number,
 ): Promise<Page<TestCase>> {
-  let query = db
+  const query = db
     .selectFrom("test_cases")
     .selectAll()
     .where("repository_id", "=", repositoryId)
     .where("quarantined", "=", sql.lit(1))
     .where("quarantined_at", "<=", snapshot);
-  if (position.kind === "after" || position.kind === "before") {
-    const [quarantinedAt, key] = position.key;
-    const operator = position.kind === "after" ? "<" : ">";
-    query = query.where((eb) =>
-      eb(eb.refTuple("quarantined_at", "key"), operator, eb.tuple(quarantinedAt, key)),
-    );
-  }
-  const direction = forward(position) ? "desc" : "asc";
-  const rows = await query
-    .orderBy("quarantined_at", direction)
-    .orderBy("key", direction)
-    .limit(limit + 1)
-    .execute();
-  return pageOf(rows.map(testCaseFromRow), limit, position);
+  return newestFirstPage(query, "quarantined_at", position, limit);
 }
 
 /** The failures of a repository that list-failing-tests counts: in [from, to), received by `snapshot`. */

@@ -6,7 +6,7 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/program.ts";
 import { DEFAULT_REPORT_GLOBS, findReports } from "../../src/cli/upload-client.ts";
-import { loadConfig } from "../../src/config.ts";
+import { ciVariables, loadConfig } from "../../src/config.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
@@ -16,23 +16,10 @@ import {
   junitReport,
   testInstallationId,
   widgetsTestId,
+  widgets as repo,
 } from "../support/test-health.ts";
 
-const repo = { host: "github.com", owner: "acme", name: "widgets" };
 const sha = "0123456789abcdef0123456789abcdef01234567";
-const ciVariables = [
-  "SWITCHYARD_URL",
-  "SWITCHYARD_TOKEN",
-  "SWITCHYARD_ORG",
-  "GITHUB_SHA",
-  "GITHUB_REF",
-  "GITHUB_REF_NAME",
-  "GITHUB_HEAD_REF",
-  "GITHUB_JOB",
-  "GITHUB_SERVER_URL",
-  "GITHUB_REPOSITORY",
-  "GITHUB_RUN_ID",
-];
 
 async function closedPort(): Promise<number> {
   const server = createServer();
