@@ -6,7 +6,6 @@ import type { Store } from "../store/database.ts";
 import { findCommentId, rememberComment } from "../store/pull-request-comments.ts";
 import type { QueueLocation } from "../store/queue-locations.ts";
 import type { GitHubGateway, InstallationOctokit } from "./gateway.ts";
-import { resolveRequiredStatuses } from "./required-statuses.ts";
 import { createTestBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
@@ -34,10 +33,6 @@ export class GitHubCommandExecutor implements CommandExecutor {
       case "close_test_pull_request":
         await closeTestPullRequests(octokit, repo, command.branch);
         return [];
-      case "resolve_required_statuses": {
-        const resolved = await resolveRequiredStatuses(octokit, repo.owner, repo.repo, command.targetBranch);
-        return [{ type: "required_statuses_resolved", runId: command.runId, ...resolved }];
-      }
       case "fast_forward_target":
         return [await fastForwardTarget(octokit, repo, command)];
       case "merge_pull_request":

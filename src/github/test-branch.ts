@@ -1,9 +1,11 @@
-// Builds a run's test branch on GitHub (contract 5.3): the base commit, then each PR merged in order. GitHub's
-// merge API dates a merge commit with the time of the merge, so each merge is then made again as a commit of the
-// same tree and parents dated as the queue says: the same merges on the same commit make the same commit in
-// every test branch, and the target can fast-forward from one run's tested commit to the next one's.
+// Builds a run's test branch on GitHub (contract 5.3): the base commit, then each PR merged in order, once the
+// run is known to have required statuses. GitHub's merge API dates a merge commit with the time of the merge,
+// so each merge is then made again as a commit of the same tree and parents dated as the queue says: the same
+// merges on the same commit make the same commit in every test branch, and the target can fast-forward from
+// one run's tested commit to the next one's.
 import type { QueueCommand, QueueEvent, TestBranchMerge } from "../queue/index.ts";
 import type { InstallationOctokit } from "./gateway.ts";
+import { resolveRequiredStatuses } from "./required-statuses.ts";
 
 type Repo = { owner: string; repo: string };
 
@@ -12,22 +14,43 @@ const FALLBACK_AUTHOR = { name: "Switchyard", email: "switchyard@users.noreply.g
 
 const statusOf = (error: unknown) => (error as { status?: number }).status;
 
-/** Reports `test_branch_created` with the branch's head, or `test_branch_conflict` naming the PR that did not merge. */
+type CreateTestBranch = Extract<QueueCommand, { type: "create_test_branch" }>;
+
+/**
+ * Reports the required statuses when asked to resolve them, then `test_branch_created` with the branch's head,
+ * or `test_branch_conflict` naming the PR that did not merge. With no required statuses nothing is built.
+ */
 export async function createTestBranch(
   octokit: InstallationOctokit,
   repo: Repo,
-  command: Extract<QueueCommand, { type: "create_test_branch" }>,
+  command: CreateTestBranch,
 ): Promise<QueueEvent[]> {
+  if (command.resolveRequiredStatusesOf === null) return [await buildTestBranch(octokit, repo, command)];
+  const resolved = await resolveRequiredStatuses(
+    octokit,
+    repo.owner,
+    repo.repo,
+    command.resolveRequiredStatusesOf,
+  );
+  const resolution: QueueEvent = { type: "required_statuses_resolved", runId: command.runId, ...resolved };
+  if (resolved.statuses.length === 0) return [resolution];
+  return [resolution, await buildTestBranch(octokit, repo, command)];
+}
+
+async function buildTestBranch(
+  octokit: InstallationOctokit,
+  repo: Repo,
+  command: CreateTestBranch,
+): Promise<QueueEvent> {
   await startBranch(octokit, repo, command.branch, command.baseSha);
   let head = command.baseSha;
   for (const pr of command.prs) {
     const merged = await mergeReproducibly(octokit, repo, command.branch, head, pr);
-    if (merged === "conflict") {
-      return [{ type: "test_branch_conflict", runId: command.runId, prNumber: pr.number }];
-    }
+    if (merged === "conflict")
+      return { type: "test_branch_conflict", runId: command.runId, prNumber: pr.number };
     head = merged;
   }
-  return [{ type: "test_branch_created", runId: command.runId, sha: head }];
+  return { type: "test_branch_created", runId: command.runId, sha: head };
 }
 
 async function startBranch(octokit: InstallationOctokit, repo: Repo, branch: string, sha: string) {

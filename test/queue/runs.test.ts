@@ -20,6 +20,7 @@ describe("test runs (contract 5.3)", () => {
         branch: "mq/main/q-1",
         baseSha: "main-0",
         prs: [{ number: 1, headSha: "head-1", title: "Change 1", commitDate: T0 }],
+        resolveRequiredStatusesOf: null,
       },
     ]);
   });
@@ -103,20 +104,13 @@ describe("test runs (contract 5.3)", () => {
       requiredStatuses: ["ci", "lint"],
       requiredStatusesSource: "merge_instance",
     });
-    expect(queue.commandsOf("resolve_required_statuses")).toEqual([]);
+    expect(queue.commandsOf("create_test_branch")[0]?.resolveRequiredStatusesOf).toBeNull();
   });
 
-  it("asks for the repo's required statuses when the queue sets none", () => {
+  it("asks for the repo's required statuses with the test branch when the queue sets none", () => {
     const queue = aScenario({ requiredStatuses: null }).submit(1);
 
-    expect(queue.commandsOf("resolve_required_statuses")).toEqual([
-      {
-        type: "resolve_required_statuses",
-        key: "resolve-required-statuses:q-1",
-        runId: "q-1",
-        targetBranch: "main",
-      },
-    ]);
+    expect(queue.commandsOf("create_test_branch")[0]?.resolveRequiredStatusesOf).toBe("main");
 
     queue.on({
       type: "required_statuses_resolved",
@@ -167,6 +161,8 @@ describe("test runs (contract 5.3)", () => {
 
     expect(queue.pr(1)).toMatchObject({ state: "failed", stateReason: "no_required_statuses" });
     expect(queue.pr(1).stateDetail).toContain("merge.required_statuses");
+    // Nothing was built for it.
+    expect(queue.commandsOf("delete_test_branch")).toEqual([]);
   });
 
   it("passes a run when every required status succeeded on its test branch commit", () => {

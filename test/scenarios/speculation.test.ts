@@ -2,24 +2,22 @@
 // on a test branch built from the target through the PRs ahead, and the target moves only to tested commits.
 import { afterEach, describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";
-import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
+import {
+  type GitHubWrite,
+  recordWrites,
+  repoRef as repo,
+  type Scenario,
+  startScenario,
+} from "../support/queue-scenario.ts";
 
 describe.each(testDialects)("speculative runs on %s", (dialect) => {
   let s: Scenario;
-  /** The app's writes to GitHub, in order: `POST /git/refs <ref>` for a new branch, else method and path. */
-  let writes: string[];
+  let writes: GitHubWrite[];
 
   async function start() {
-    writes = [];
-    s = await startScenario({
-      dialect,
-      whileAppWaits: async (request) => {
-        if (request.method === "GET") return;
-        const path = new URL(request.url).pathname.replace("/repos/acme/widgets", "");
-        const ref = path === "/git/refs" ? ` ${((await request.json()) as { ref: string }).ref}` : "";
-        writes.push(`${request.method} ${path}${ref}`);
-      },
-    });
+    const recorder = recordWrites();
+    writes = recorder.writes;
+    s = await startScenario({ dialect, whileAppWaits: recorder.whileAppWaits });
     s.repo.setPermission("alice", "write");
   }
   afterEach(async () => {
@@ -54,20 +52,19 @@ describe.each(testDialects)("speculative runs on %s", (dialect) => {
   it("three ready PRs with concurrency 3 get their three test branches at once, before anything else is written", async () => {
     await start();
     await threeReadyPrs({ concurrency: 3 });
-    writes = [];
+    writes.length = 0;
 
     await s.api("updateQueue", { repo, targetBranch: "main", state: "running" });
     await s.settle();
 
     const runs = [await runOf(1), await runOf(2), await runOf(3)];
     expect(runs.map((run) => run.status)).toEqual(["in_progress", "in_progress", "in_progress"]);
-    const created = writes.filter((write) => write.startsWith("POST /git/refs"));
-    expect(created).toEqual(runs.map((run) => `POST /git/refs refs/heads/${run.testBranch}`));
+    const created = writes.filter((write) => write.method === "POST" && write.path === "/git/refs");
+    expect(created.map((write) => write.body.ref)).toEqual(runs.map((run) => `refs/heads/${run.testBranch}`));
     // No PR comment or commit status waited in front of a test branch.
-    const lastCreation = writes.indexOf(created.at(-1)!);
-    const notifications = writes.filter((write) => /\/(comments|statuses)\//.test(write));
-    expect(notifications.length).toBeGreaterThan(0);
-    expect(writes.slice(0, lastCreation).filter((write) => notifications.includes(write))).toEqual([]);
+    const notification = (write: GitHubWrite) => /\/(comments|statuses)(\/|$)/.test(write.path);
+    expect(writes.some(notification)).toBe(true);
+    expect(writes.slice(0, writes.indexOf(created.at(-1)!)).filter(notification)).toEqual([]);
     // Each tests the target plus the PRs ahead of it plus its own.
     runs.forEach((run, index) => {
       for (const number of [1, 2, 3])
