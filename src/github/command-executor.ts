@@ -6,7 +6,7 @@ import type { Store } from "../store/database.ts";
 import { findCommentId, rememberComment } from "../store/pull-request-comments.ts";
 import type { QueueLocation } from "../store/queue-locations.ts";
 import type { GitHubGateway, InstallationOctokit } from "./gateway.ts";
-import { createTestBranch } from "./test-branch.ts";
+import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
 
@@ -78,14 +78,6 @@ export class GitHubCommandExecutor implements CommandExecutor {
 }
 
 type Repo = { owner: string; repo: string };
-
-async function deleteBranch(octokit: InstallationOctokit, repo: Repo, branch: string): Promise<void> {
-  try {
-    await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${branch}` });
-  } catch (error) {
-    if (statusOf(error) !== 422 && statusOf(error) !== 404) throw error;
-  }
-}
 
 async function openTestPullRequest(
   octokit: InstallationOctokit,

@@ -59,8 +59,22 @@ describe.each(testDialects)("speculative runs on %s", (dialect) => {
 
     const runs = [await runOf(1), await runOf(2), await runOf(3)];
     expect(runs.map((run) => run.status)).toEqual(["in_progress", "in_progress", "in_progress"]);
-    const created = writes.filter((write) => write.method === "POST" && write.path === "/git/refs");
-    expect(created.map((write) => write.body.ref)).toEqual(runs.map((run) => `refs/heads/${run.testBranch}`));
+    const testBranchWrites = writes.filter(
+      (write) =>
+        write.path.startsWith("/git/refs/heads/mq/") ||
+        String(write.body.ref ?? write.body.base ?? "")
+          .replace("refs/heads/", "")
+          .startsWith("mq/"),
+    );
+    // Each test branch is pushed once, at the commit it tests.
+    expect(testBranchWrites).toEqual(
+      runs.map((run) => ({
+        method: "POST",
+        path: "/git/refs",
+        body: { ref: `refs/heads/${run.testBranch}`, sha: run.testBranchSha },
+      })),
+    );
+    const created = testBranchWrites;
     // No PR comment or commit status waited in front of a test branch.
     const notification = (write: GitHubWrite) => /\/(comments|statuses)(\/|$)/.test(write.path);
     expect(writes.some(notification)).toBe(true);
@@ -81,6 +95,8 @@ describe.each(testDialects)("speculative runs on %s", (dialect) => {
     // Each run's branch was built from the target, yet holds the very commits the runs ahead test.
     expect(s.repo.resolve(runs[2].testBranchSha)?.parents[0]).toBe(runs[1].testBranchSha);
     expect(s.repo.resolve(runs[1].testBranchSha)?.parents[0]).toBe(runs[0].testBranchSha);
+    // They can: a merge commit is dated when the queue started testing its PR, not when it was made.
+    expect(Date.parse(s.repo.resolve(runs[0].testBranchSha)!.date)).toBe(Date.parse(runs[0].createdAt));
 
     const heads: string[] = [];
     for (const run of runs) {
