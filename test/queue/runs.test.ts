@@ -273,6 +273,19 @@ describe("test runs (contract 5.3)", () => {
     expect(queue.runOf(3)).toMatchObject({ id: "q-4", dependsOn: [2] });
   });
 
+  it("rebuilds a run on the target when a PR ahead that merged meanwhile did not merge on the way", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1, 2);
+    queue.on({ type: "test_branch_created", runId: "q-1", sha: branchShaOf("q-1") });
+    queue.on({ type: "status_reported", sha: branchShaOf("q-1"), report: aCheckRun() });
+    queue.mergeSucceeds();
+    expect(queue.stateOf(1)).toBe("merged");
+
+    queue.on({ type: "test_branch_conflict", runId: "q-2", prNumber: 1 });
+
+    expect(queue.pr(2).history.map((step) => step.reason)).toContain("target_moved");
+    expect(queue.runOf(2)).toMatchObject({ id: "q-3", dependsOn: [], baseSha: "main-1" });
+  });
+
   describe("when a run timed out before its test branch was created", () => {
     // #1 and #2 time out; #1 waits for the runs behind it (optimistic, depth 2), #2 for #1 ahead of it,
     // and #3 started on top of #2, whose branch does not exist.
