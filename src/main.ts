@@ -3,6 +3,7 @@ import { run } from "probot";
 import { switchyardApp } from "./app.ts";
 import { startReportReader } from "./health/report-reader.ts";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
+import { githubOctokit } from "./github/octokit.ts";
 import { openMigratedDatabase } from "./store/database.ts";
 
 async function main(): Promise<void> {
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   startReportReader().catch((error: unknown) => console.error(error));
   const server = await run(switchyardApp({ config, store }), {
     env: { ...process.env, PORT: String(config.port), LOG_LEVEL: config.logLevel },
+    Octokit: githubOctokit({ timeoutMs: config.githubTimeoutMs }),
   });
   process.once("SIGTERM", async () => {
     await server.stop();

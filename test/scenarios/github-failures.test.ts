@@ -1,0 +1,74 @@
+// GitHub refusing, failing or not answering: a refusal that states a fact about the PR ends it at once, and a
+// request to the API that needs an unavailable GitHub answers 502 within GITHUB_TIMEOUT_MS, naming the call.
+import { afterEach, describe, expect, it } from "vitest";
+import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
+
+describe("GitHub failures", () => {
+  let s: Scenario;
+  afterEach(async () => {
+    await s.close();
+  });
+
+  const record = async (number: number) =>
+    (await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number } })).body;
+
+  describe("a merge GitHub refuses", () => {
+    const mergeCalls = () =>
+      s.fake.calls().filter((call) => call === "PUT /repos/acme/widgets/pulls/1/merge");
+
+    /** Queues PR 1 with squash merges and lets its run pass, with GitHub answering the merge with `status`. */
+    const passWithMergeRefused = async (status: number, message: string) => {
+      s = await startScenario();
+      await s.api("createQueue", {
+        repo,
+        targetBranch: "main",
+        requiredStatuses: ["ci"],
+        mergeMethod: "squash",
+      });
+      s.repo.openPullRequest({
+        number: 1,
+        title: "Change 1",
+        author: "alice",
+        files: { "src/one.ts": "one\n" },
+      });
+      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+      await s.settle();
+      const pr = await record(1);
+      const run = (
+        await s.api("getMergeQueueTestingDetails", { repo, targetBranch: "main", testRunId: pr.testRunId })
+      ).body;
+      s.fake.failNext({
+        method: "PUT",
+        path: "/repos/acme/widgets/pulls/1/merge",
+        status,
+        message,
+        times: 4,
+      });
+      s.repo.reportStatus(run.testBranchSha, "ci", "success");
+      const started = performance.now();
+      await s.settle();
+      return performance.now() - started;
+    };
+
+    it("405: the PR fails at once with GitHub's message, asked once", async () => {
+      const elapsed = await passWithMergeRefused(405, "Pull Request is not mergeable");
+      expect(await record(1)).toMatchObject({
+        state: "failed",
+        stateReason: "merge_rejected",
+        stateDetail: "GitHub refused the merge: Pull Request is not mergeable",
+      });
+      expect(mergeCalls()).toHaveLength(1);
+      expect(elapsed).toBeLessThan(1000);
+    });
+
+    it("409 (its head moved): the PR leaves the queue at once as updated, asked once", async () => {
+      const elapsed = await passWithMergeRefused(
+        409,
+        "Head branch was modified. Review and try the merge again.",
+      );
+      expect(await record(1)).toMatchObject({ state: "cancelled", stateReason: "pr_updated" });
+      expect(mergeCalls()).toHaveLength(1);
+      expect(elapsed).toBeLessThan(1000);
+    });
+  });
+});
