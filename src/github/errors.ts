@@ -54,7 +54,7 @@ export function githubMessage(error: unknown): string {
 function callOf(error: OctokitFailure): string {
   const method = error.request?.method ?? "GET";
   const url = error.request?.url;
-  return url === undefined ? method : `${method} ${new URL(url).pathname}`;
+  return url === undefined ? method : `${method} ${decodeURIComponent(new URL(url).pathname)}`;
 }
 
 /** An Octokit failure as the rest of the service sees it: out of reach becomes GitHubUnavailable. */
