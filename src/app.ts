@@ -46,7 +46,7 @@ export function switchyardApp({
     });
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
-    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log });
+    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log, clock });
     const repositoryFacts = githubRepositoryFacts(app, clock);
     const api = await buildApi(
       {
