@@ -102,12 +102,14 @@ export class MergeQueueEngine {
   }
 
   start(): void {
+    this.worker.start();
     this.scheduler.start();
   }
 
   async stop(): Promise<void> {
     await this.scheduler.stop();
     await this.worker.idle();
+    this.worker.stop();
   }
 
   /** Resolves when every command that can run now has run (tests use it to reach a quiet queue). */
