@@ -32,11 +32,11 @@ describe("the fake GitHub over HTTP", () => {
   });
 
   it("answers 500 and 502 during an outage, and normally after it", async () => {
-    github.startOutage("500", 200);
+    github.startOutage("500", 1_000);
     expect((await api("/repos/acme/widgets")).status).toBe(500);
-    github.startOutage("502", 200);
+    github.startOutage("502", 1_000);
     expect((await api("/repos/acme/widgets")).status).toBe(502);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
     expect((await api("/repos/acme/widgets")).status).toBe(200);
     expect(github.failedCalls).toBe(2);
   });

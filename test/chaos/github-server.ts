@@ -5,8 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { FakeGitHub } from "../support/fake-github/index.ts";
-
-export type OutageKind = "500" | "502" | "rate-limit" | "hang";
+import type { OutageKind } from "./settings.ts";
 
 export interface Outage {
   readonly kind: OutageKind;
