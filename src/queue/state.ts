@@ -118,10 +118,10 @@ export interface TestRun {
   readonly dependsOn: readonly number[];
   readonly basisSha: string;
   readonly mergeCountAtStart: number;
-  /** The run whose test branch this one is built on; null: built on the target head. */
+  /** The run whose tested commit this one is built on; null: built on the target head. */
   readonly baseRunId: string | null;
-  /** The commit the test branch starts from; null until the base run's branch exists. */
-  readonly baseSha: string | null;
+  /** The commit the test branch starts from: the base run's tested commit, else the target head. */
+  readonly baseSha: string;
   readonly testBranch: string;
   readonly testBranchSha: string | null;
   readonly status: TestRunStatus;
