@@ -1,6 +1,7 @@
 // Process entry: configuration → database → server. No logic lives here.
 import { run } from "probot";
 import { switchyardApp } from "./app.ts";
+import { SwitchyardOctokit } from "./github/octokit.ts";
 import { startReportReader } from "./health/report-reader.ts";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
 import { openMigratedDatabase } from "./store/database.ts";
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   startReportReader().catch((error: unknown) => console.error(error));
   const server = await run(switchyardApp({ config, store }), {
     env: { ...process.env, PORT: String(config.port), LOG_LEVEL: config.logLevel },
+    Octokit: SwitchyardOctokit,
   });
   process.once("SIGTERM", async () => {
     await server.stop();

@@ -1,8 +1,9 @@
-// A Probot instance wired for tests: a real RSA key (so JWTs are signed for real), no retries or
-// throttling, and GitHub reachable only through nock.
+// A Probot instance wired for tests: a real RSA key (so JWTs are signed for real), the app's own Octokit (no
+// retries or throttling), and GitHub reachable only through a fake's fetch or nock.
 import { generateKeyPairSync } from "node:crypto";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
 import { type Logger, pino } from "pino";
+import { SwitchyardOctokit } from "../../src/github/octokit.ts";
 
 export const testAppId = 123456;
 export const testWebhookSecret = "test-webhook-secret";
@@ -25,13 +26,11 @@ export function testProbot(fetch?: typeof globalThis.fetch, log?: Logger): Probo
     privateKey: testPrivateKey(),
     secret: testWebhookSecret,
     log: log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    // A function, not an object: Probot merges its own throttle options over plain defaults, and the
-    // throttle's one-second spacing of writes would make every scenario crawl.
-    Octokit: ProbotOctokit.defaults((options: Record<string, any>) => ({
-      ...options,
-      retry: { enabled: false },
-      throttle: { ...options.throttle, enabled: false },
-      ...(fetch ? { request: { ...options.request, fetch } } : {}),
-    })),
+    Octokit: fetch
+      ? SwitchyardOctokit.defaults((options: Record<string, any>) => ({
+          ...options,
+          request: { ...options.request, fetch },
+        }))
+      : SwitchyardOctokit,
   });
 }
