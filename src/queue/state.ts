@@ -61,6 +61,12 @@ export interface ImpactedTargets {
   readonly targets: readonly string[] | "ALL";
 }
 
+/** GitHub answered "still computing" `reads` times in a row; it is asked again at `at`. */
+export interface MergeabilityRecheck {
+  readonly at: number;
+  readonly reads: number;
+}
+
 /** The latest submission of one PR number. */
 export interface PullRequestEntry {
   readonly submissionId: string;
@@ -80,6 +86,8 @@ export interface PullRequestEntry {
   readonly stateDetail: string;
   readonly stateChangedAt: number;
   readonly mergeability: ProviderMergeability;
+  /** While GitHub is still computing its mergeability: when to read it again (null: the poll will do). */
+  readonly mergeabilityRecheck: MergeabilityRecheck | null;
   readonly impactedTargets: ImpactedTargets | null;
   /** The latest run that tested this PR. */
   readonly testRunId: string | null;

@@ -6,6 +6,7 @@ import { inProgressRuns } from "./run-lifecycle.ts";
 import { testingDeadline } from "./runs.ts";
 import type { QueueSettings } from "./settings.ts";
 import type {
+  MergeabilityRecheck,
   PullRequestEntry,
   PullRequestState,
   QueueState,
@@ -171,10 +172,30 @@ export function testRunView(
   };
 }
 
-/** When the shell should tick next (epoch ms): the earliest testing timeout in flight, or null. */
+/**
+ * When the shell should tick next (epoch ms): the earliest testing timeout in flight or mergeability recheck,
+ * or null.
+ */
 export function nextDeadline(state: QueueState): number | null {
-  const deadlines = inProgressRuns(state).map((run) => testingDeadline(state, run));
+  const deadlines = [
+    ...inProgressRuns(state).map((run) => testingDeadline(state, run)),
+    ...mergeabilityRechecks(state).map(({ at }) => at),
+  ];
   return deadlines.length === 0 ? null : Math.min(...deadlines);
+}
+
+function mergeabilityRechecks(state: QueueState): (MergeabilityRecheck & { prNumber: number })[] {
+  return pullRequestsToRecheck(state).flatMap((prNumber) => {
+    const recheck = state.prs[prNumber]?.mergeabilityRecheck ?? null;
+    return recheck === null ? [] : [{ ...recheck, prNumber }];
+  });
+}
+
+/** Not-ready PRs whose mergeability GitHub was computing, due to be read again at `now`. */
+export function mergeabilityRechecksDue(state: QueueState, now: number): number[] {
+  return mergeabilityRechecks(state)
+    .filter(({ at }) => at <= now)
+    .map(({ prNumber }) => prNumber);
 }
 
 /**
