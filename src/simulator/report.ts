@@ -3,8 +3,9 @@ import type { Figures } from "./figures.ts";
 import type { SimulationModel } from "./model.ts";
 import type { Comparison, PolicyResult } from "./simulate.ts";
 
+/** A model parameter as the user would write it: 10%, 2.5%. */
 function percent(fraction: number): string {
-  return `${Math.round(fraction * 1000) / 10}%`.replace(/\.0%$/, "%");
+  return `${Math.round(fraction * 1000) / 10}%`;
 }
 
 export function describeModel(model: SimulationModel, seeds: readonly number[]): string {
@@ -36,7 +37,7 @@ function columns(comparison: Comparison): Column[] {
   return [
     { title: "policy", cell: (result) => result.label },
     { title: "merged/h", cell: figures((f) => f.mergedPerHour.toFixed(1)) },
-    { title: "% oracle", cell: (result) => percent(result.ofOracle) },
+    { title: "% oracle", cell: (result) => `${(result.ofOracle * 100).toFixed(1)}%` },
     { title: "p50 min", cell: figures((f) => optional(f.timeToMergeP50, 0)) },
     { title: "p95 min", cell: figures((f) => optional(f.timeToMergeP95, 0)) },
     { title: "CI runs/merged", cell: figures((f) => optional(f.ciRunsPerMerged, 2)) },
