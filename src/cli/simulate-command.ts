@@ -9,7 +9,7 @@ import type { SimulationModel } from "../simulator/model.ts";
 import type { PolicySpec } from "../simulator/policy-spec.ts";
 import { parsePolicies, PolicySpecError, settingOf } from "../simulator/policy-spec.ts";
 import { describeModel, formatComparison } from "../simulator/report.ts";
-import { compare } from "../simulator/simulate.ts";
+import { compare, type Comparison } from "../simulator/simulate.ts";
 import { CliError, type CliContext } from "./io.ts";
 import { parseFraction, parseMinutes, parsePositive, parseWhole } from "./simulate-options.ts";
 
@@ -171,12 +171,15 @@ export function registerSimulateCommand(program: Command, context: CliContext): 
         throw new CliError(`cannot write ${options.svg}: ${(error as Error).message}`);
       }
     }
-    const violations = comparison.results.flatMap((result) => result.violations);
-    if (violations.length > 0) {
-      context.err(
-        `The target moved to commits no passed run tested:\n${violations.map((v) => `  ${v}\n`).join("")}`,
-      );
-      throw new CommanderError(1, "switchyard.simulate.untested_merge", "");
-    }
+    failOnUntestedMerges(comparison, context);
   });
+}
+
+/** The merge check: a target move no passed run vouches for is printed and fails the command. */
+export function failOnUntestedMerges(comparison: Comparison, context: CliContext): void {
+  const violations = comparison.results.flatMap((result) => result.violations);
+  if (violations.length === 0) return;
+  const lines = violations.map((violation) => `  ${violation}\n`).join("");
+  context.err(`The target moved to commits no passed run tested:\n${lines}`);
+  throw new CommanderError(1, "switchyard.simulate.untested_merge", "");
 }

@@ -3,8 +3,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SaxesParser } from "saxes";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CommanderError } from "commander";
 import { runCli } from "../../src/cli/program.ts";
+import { failOnUntestedMerges } from "../../src/cli/simulate-command.ts";
 import { loadConfig } from "../../src/config.ts";
+import { parsePolicies } from "../../src/simulator/policy-spec.ts";
+import { compare } from "../../src/simulator/simulate.ts";
+import { testsOnTheBareTarget } from "../simulator/wrong-queue.ts";
+
+const typicalModel = {
+  arrivalsPerHour: 10,
+  ciMinutes: 30,
+  jitter: 0.1,
+  broken: 0.1,
+  flaky: 0.05,
+  hours: 24,
+  conflicts: 0,
+  ciDurations: null,
+};
 
 async function simulate(...argv: string[]) {
   let out = "";
@@ -118,5 +134,21 @@ describe("switchyard simulate", () => {
     const both = await simulate("--from-history", history, "--arrivals", "20", "--flaky", "1%");
     expect(both.code).toBe(1);
     expect(both.err).toContain("error: --from-history sets --arrivals, --flaky: give one or the other");
+  });
+
+  it("prints every untested merge and exits 1", () => {
+    const model = { ...typicalModel, hours: 2 };
+    const policies = parsePolicies("k=4");
+    let err = "";
+    const context = {
+      out: () => {},
+      err: (text: string) => (err += text),
+      config: () => loadConfig({}),
+      now: Date.now,
+    };
+    expect(() => failOnUntestedMerges(compare({ model, policies, seed: 1, days: 1 }), context)).not.toThrow();
+    const wrong = compare({ model, policies, seed: 1, days: 1, step: testsOnTheBareTarget });
+    expect(() => failOnUntestedMerges(wrong, context)).toThrow(CommanderError);
+    expect(err).toMatch(/^The target moved to commits no passed run tested:\n {2}k=4, seed 1: /);
   });
 });
