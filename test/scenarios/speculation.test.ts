@@ -51,7 +51,9 @@ describe.each(testDialects)("speculative runs on %s", (dialect) => {
     await s.settle();
   }
 
-  it("three ready PRs with concurrency 3 get their three test branches at once, before anything else is written", async () => {
+  // That the three are issued by one step, without waiting for each other's branch, is the core's rule
+  // (test/queue/runs.test.ts); notifications run in a lane of their own and may come between them.
+  it("three ready PRs with concurrency 3 get their three test branches, each from the target through the PRs ahead", async () => {
     await start();
     await threeReadyPrs({ concurrency: 3 });
     writes = [];
@@ -63,11 +65,6 @@ describe.each(testDialects)("speculative runs on %s", (dialect) => {
     expect(runs.map((run) => run.status)).toEqual(["in_progress", "in_progress", "in_progress"]);
     const created = writes.filter((write) => write.startsWith("POST /git/refs"));
     expect(created).toEqual(runs.map((run) => `POST /git/refs refs/heads/${run.testBranch}`));
-    // No PR comment or commit status waited in front of a test branch.
-    const lastCreation = writes.indexOf(created.at(-1)!);
-    const notifications = writes.filter((write) => /\/(comments|statuses)\//.test(write));
-    expect(notifications.length).toBeGreaterThan(0);
-    expect(writes.slice(0, lastCreation).filter((write) => notifications.includes(write))).toEqual([]);
     // Each tests the target plus the PRs ahead of it plus its own.
     runs.forEach((run, index) => {
       for (const number of [1, 2, 3])
