@@ -1,18 +1,56 @@
-// The Octokit the app's GitHub clients are built from: Probot's, without its throttling and retry plugins.
+// The Octokit the service talks to GitHub with: Probot's, with one deadline on every call (the installation
+// token requests included), and without Probot's retry and throttling plugins.
 //
+// Retry waited 14 s before giving up on a merge GitHub had already refused, while the queue's lane stood still.
 // Throttling spaces every write of the process about a second apart (comments and merges three) through one
 // shared limiter, and sleeps out rate limits inside the call: under load merges waited 17–20 s behind commit
-// statuses, and one repository's writes behind another's. Retry repeats 5xx answers and 405/409 refusals inside
-// the call for up to 14 s, while the queue's lane stands still. The outbox does both jobs without those stalls:
-// merges and test branches run in a lane of their own ahead of statuses and comments, a status or comment
-// replaced before it was sent is dropped, a failed command is retried later with back-off, and a rate limit's
-// `retry-after` postpones that repository's commands while other repositories go on (src/runner/outbox-worker.ts).
-// Reads fail at once too: the poller reads again on its next pass.
+// statuses, and one repository's writes behind another's. The outbox does both jobs without those stalls
+// (src/runner/outbox-worker.ts): merges and test branches run in a lane of their own ahead of statuses and
+// comments, a status or comment replaced before it was sent is dropped, a failed command is retried later with
+// back-off, and a rate limit's `retry-after` postpones that repository's commands while other repositories go
+// on. Reads are retried by the poller, and a request to the API fails fast with 502 instead.
 import { ProbotOctokit } from "probot";
+import { asGitHubFailure } from "./errors.ts";
 
-export const SwitchyardOctokit = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
-  ...options,
-  retry: { ...(options.retry as object | undefined), enabled: false },
-  // Probot adds its own throttle options (a Redis connection when configured): ours must win over them.
-  throttle: { ...(options.throttle as object | undefined), enabled: false },
-}));
+type Fetch = typeof globalThis.fetch;
+
+/** `fetch` that gives up after `timeoutMs`, even when the underlying fetch ignores its abort signal. */
+function withDeadline(fetch: Fetch, timeoutMs: number): Fetch {
+  return (input, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    const timedOut = () => new Error(`no answer within ${timeoutMs} ms`);
+    return new Promise<Response>((resolve, reject) => {
+      const onDeadline = () => reject(timedOut());
+      deadline.addEventListener("abort", onDeadline, { once: true });
+      fetch(input, { ...init, signal })
+        .then(resolve, (error: unknown) => reject(deadline.aborted ? timedOut() : error))
+        .finally(() => deadline.removeEventListener("abort", onDeadline));
+    });
+  };
+}
+
+/** Failures of GitHub itself surface as GitHubUnavailable, naming the call. */
+function availability(octokit: {
+  hook: { error: (name: "request", hook: (error: unknown) => never) => void };
+}) {
+  octokit.hook.error("request", (error) => {
+    throw asGitHubFailure(error);
+  });
+  return {};
+}
+
+export function githubOctokit(options: { timeoutMs: number }): typeof ProbotOctokit {
+  return ProbotOctokit.plugin(availability).defaults(
+    (instance: { request?: { fetch?: Fetch }; throttle?: object }) => ({
+      ...instance,
+      retry: { enabled: false },
+      // Over Probot's own throttle options (a Redis connection when configured), which it merges in before ours.
+      throttle: { ...instance.throttle, enabled: false },
+      request: {
+        ...instance.request,
+        fetch: withDeadline(instance.request?.fetch ?? globalThis.fetch, options.timeoutMs),
+      },
+    }),
+  ) as typeof ProbotOctokit;
+}
