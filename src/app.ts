@@ -42,7 +42,8 @@ export function switchyardApp({
       github,
       prUrl: (location, prNumber) => pullRequestUrl(config, location, prNumber),
       testBranchPrefix: config.testBranchPrefix,
-      schedule: { tickIntervalMs: 5_000, pollIntervalMs: config.pollIntervalSeconds * 1000 },
+      // A tick a second: mergeability GitHub is computing is read again after 1 s, 2 s, 4 s…
+      schedule: { tickIntervalMs: 1_000, pollIntervalMs: config.pollIntervalSeconds * 1000 },
     });
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);

@@ -1,14 +1,14 @@
 // The Octokit the service talks to GitHub with: Probot's, with one deadline on every call (the installation
-// token requests included), and without Probot's retry and throttling plugins.
+// token requests included), without its throttling and retry plugins.
 //
-// Retry waited 14 s before giving up on a merge GitHub had already refused, while the queue's lane stood still.
 // Throttling spaces every write of the process about a second apart (comments and merges three) through one
 // shared limiter, and sleeps out rate limits inside the call: under load merges waited 17–20 s behind commit
-// statuses, and one repository's writes behind another's. The outbox does both jobs without those stalls
-// (src/runner/outbox-worker.ts): merges and test branches run in a lane of their own ahead of statuses and
-// comments, a status or comment replaced before it was sent is dropped, a failed command is retried later with
-// back-off, and a rate limit's `retry-after` postpones that repository's commands while other repositories go
-// on. Reads are retried by the poller, and a request to the API fails fast with 502 instead.
+// statuses, and one repository's writes behind another's. Retry repeats 5xx answers and 405/409 refusals inside
+// the call for up to 14 s, while the queue's lane stands still. The outbox does both jobs without those stalls:
+// merges and test branches run in a lane of their own ahead of statuses and comments, a status or comment
+// replaced before it was sent is dropped, a failed command is retried later with back-off, and a rate limit's
+// `retry-after` postpones that repository's commands while other repositories go on (src/runner/outbox-worker.ts).
+// Reads fail at once too: the poller reads again on its next pass, and a request to the API answers 502.
 import { ProbotOctokit } from "probot";
 import { asGitHubFailure } from "./errors.ts";
 
@@ -45,7 +45,7 @@ export function githubOctokit(options: { timeoutMs: number }): typeof ProbotOcto
     (instance: { request?: { fetch?: Fetch }; throttle?: object }) => ({
       ...instance,
       retry: { enabled: false },
-      // Over Probot's own throttle options (a Redis connection when configured), which it merges in before ours.
+      // Probot adds its own throttle options (a Redis connection when configured): ours must win over them.
       throttle: { ...instance.throttle, enabled: false },
       request: {
         ...instance.request,

@@ -32,7 +32,8 @@ export interface NewQueueRequest {
   queueId: string;
   repositoryId: string;
   branch: string;
-  targetHeadSha: string;
+  /** Null when the branch does not exist yet. */
+  targetHeadSha: string | null;
   settings: QueueSettings;
 }
 

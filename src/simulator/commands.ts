@@ -32,9 +32,9 @@ export function interpret(world: SimulatedWorld, command: QueueCommand, now: num
       if ("conflict" in built) {
         return [{ type: "test_branch_conflict", runId: command.runId, prNumber: built.conflict }];
       }
-      world.branches.set(command.branch, built.sha);
-      world.scheduleReport(world.ci.start(world.repo.commitOf(built.sha)!, now));
-      return [{ type: "test_branch_created", runId: command.runId, sha: built.sha }];
+      world.branches.set(command.branch, built.head.sha);
+      world.scheduleReport(world.ci.start(built.head, now));
+      return [{ type: "test_branch_created", runId: command.runId, sha: built.head.sha }];
     }
     case "delete_test_branch": {
       const sha = world.branches.get(command.branch);

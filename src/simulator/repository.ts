@@ -19,7 +19,7 @@ export interface Commit {
   readonly broken: boolean;
 }
 
-export type BuildResult = { readonly sha: string } | { readonly conflict: number };
+export type BuildResult = { readonly head: Commit } | { readonly conflict: number };
 
 export type MergeResult =
   | { readonly kind: "merged"; readonly sha: string }
@@ -42,10 +42,6 @@ export class SimulatedRepository {
   constructor(private readonly day: Day) {
     this.prs = new Map(day.prs.map((pr) => [pr.number, pr]));
     this.target = this.commit(null, null);
-  }
-
-  commitOf(sha: string): Commit | undefined {
-    return this.commits.get(sha);
   }
 
   private commit(parent: Commit | null, prNumber: number | null): Commit {
@@ -84,7 +80,7 @@ export class SimulatedRepository {
       if (this.conflictsOnto(head, prNumber)) return { conflict: prNumber };
       head = this.commit(head, prNumber);
     }
-    return { sha: head.sha };
+    return { head };
   }
 
   /** CI passed on `sha`: the target may become it, or (one PR at a time) any commit it starts with. */

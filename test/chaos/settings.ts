@@ -58,7 +58,7 @@ export const chaosSettings: ChaosSettings = {
   commentShare: 0.5,
   /** A person whose `/merge` got no reaction after this long comments `/merge` again. */
   commandPatienceMs: 20_000,
-  queue: { mode: "parallel", concurrency: 3, mergeMethod: "merge_commit" },
+  queue: { mode: "single", concurrency: 3, mergeMethod: "merge_commit" },
   /** The contexts CI reports and the queue requires: a commit status and a check run. */
   requiredStatuses: ["ci/build", "tests"],
   ci: {

@@ -31,6 +31,8 @@ export class WebhookCourier {
     lostToKilledReplica: 0,
     statuses: {},
   };
+  /** The ids of the deliveries the service answered with a 2xx. */
+  readonly acknowledged = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private readonly waiting = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -113,6 +115,7 @@ export class WebhookCourier {
       await response.arrayBuffer();
       this.figures.answered += 1;
       this.figures.statuses[response.status] = (this.figures.statuses[response.status] ?? 0) + 1;
+      if (response.ok) this.acknowledged.add(delivery.id);
     } catch {
       this.figures.lostToKilledReplica += 1;
     }

@@ -1,5 +1,5 @@
 // A Probot instance wired for tests: a real RSA key (so JWTs are signed for real), the service's own Octokit
-// (its timeout, no retries, no throttling), and GitHub reachable only through a fake's fetch or nock.
+// (its timeout, no retries or throttling), and GitHub reachable only through a fake's fetch or nock.
 import { generateKeyPairSync } from "node:crypto";
 import { Probot } from "probot";
 import { type Logger, pino } from "pino";

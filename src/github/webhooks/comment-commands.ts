@@ -5,6 +5,7 @@ import type { Context, Probot } from "probot";
 import { acceptsNewSubmissions, isTerminal, type QueueEvent } from "../../queue/index.ts";
 import { findImpactedTargets } from "../../store/impacted-targets.ts";
 import { findQueueLocation } from "../../store/queue-locations.ts";
+import { awaitedBranchEvents } from "../awaited-branch.ts";
 import { parseMergeCommand } from "../merge-command.ts";
 import { deliveryOf, repoOf, onEachDelivery, type WebhookDependencies } from "./context.ts";
 
@@ -86,6 +87,9 @@ export function registerCommentCommands(app: Probot, deps: WebhookDependencies):
         );
         return;
       }
+      events.push(
+        ...(await awaitedBranchEvents(state, () => github.branchHead(repo, location.targetBranch))),
+      );
       events.push({
         type: "pr_submitted",
         submissionId: randomUUID(),
