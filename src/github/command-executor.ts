@@ -5,6 +5,7 @@ import type { CommandExecutor } from "../runner/command-executor.ts";
 import type { Store } from "../store/database.ts";
 import { findCommentId, rememberComment } from "../store/pull-request-comments.ts";
 import type { QueueLocation } from "../store/queue-locations.ts";
+import { classifyGitHubFailure, githubMessage } from "./errors.ts";
 import type { GitHubGateway, InstallationOctokit } from "./gateway.ts";
 import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
@@ -141,14 +142,14 @@ async function fastForwardTarget(
     });
     return { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
   } catch (error) {
+    if (classifyGitHubFailure(error) !== "refused") throw error;
     if (statusOf(error) !== 422) {
       if (statusOf(error) === 403 || statusOf(error) === 404) {
-        const message = (error as Error).message;
         return {
           type: "merge_failed",
           mergeId: command.mergeId,
           prNumber: firstPr,
-          failure: { kind: "rejected", message },
+          failure: { kind: "rejected", message: githubMessage(error) },
         };
       }
       throw error;
@@ -202,10 +203,11 @@ async function mergePullRequest(
     });
     return { type: "merge_succeeded", mergeId: command.mergeId, sha: data.sha };
   } catch (error) {
-    const message = (error as Error).message;
+    // Facts about the PR, stated once: asking again would get the same answer. A rate limit is no fact.
+    if (classifyGitHubFailure(error) !== "refused") throw error;
     if (statusOf(error) === 409) return failed({ kind: "pr_head_moved" });
     if (statusOf(error) === 405 || statusOf(error) === 422 || statusOf(error) === 403) {
-      return failed({ kind: "rejected", message });
+      return failed({ kind: "rejected", message: githubMessage(error) });
     }
     throw error;
   }

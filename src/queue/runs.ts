@@ -17,10 +17,13 @@ const MINUTE_MS = 60_000;
 const NO_REQUIRED_STATUSES =
   "No required statuses: set merge.required_statuses in .github/switchyard.yml or protect the branch.";
 
-/** Contract 5.8 / 5.7: new runs start only in running or draining, and not while the mode is switching. */
+/**
+ * Contract 5.8 / 5.7: new runs start only in running or draining, and not while the mode is switching; nor
+ * before the target branch exists, as there is nothing to test on.
+ */
 function canStartRuns(draft: QueueDraft): boolean {
-  const { status, pendingMode } = draft.state;
-  return (status === "running" || status === "draining") && pendingMode === null;
+  const { status, pendingMode, target } = draft.state;
+  return (status === "running" || status === "draining") && pendingMode === null && !target.awaitingBranch;
 }
 
 /**
