@@ -87,6 +87,7 @@ export const aTestBranch = (key: string): QueueCommand => ({
   branch: `mq/main/${key}`,
   baseSha: "main-0",
   prs: [],
+  resolveRequiredStatusesOf: null,
 });
 
 /** Every execution of every replica, in the order they started. */
