@@ -2,6 +2,7 @@ import type { Logger, Probot } from "probot";
 import type { MergeQueueEngine } from "../../runner/engine.ts";
 import type { Store } from "../../store/database.ts";
 import { forgetDelivery, recordDelivery } from "../../store/deliveries.ts";
+import { payloadProblem } from "./payload-shapes.ts";
 import type { GitHubGateway } from "../gateway.ts";
 
 /** What the webhook handlers translate into: the engine, and GitHub for facts a payload lacks. */
@@ -30,17 +31,26 @@ export function deliveryOf(context: { id: string; name: string }) {
   return { delivery: { id: context.id, event: context.name } };
 }
 
+interface DeliveredContext {
+  id: string;
+  name: string;
+  payload: unknown;
+}
+
 /**
- * Runs a webhook handler at most once per delivery id (contract 5.10). The claim comes before anything the
- * handler does, since some of it (a reply, a reaction) happens on GitHub before any queue step. A delivery whose
- * handler failed is released, so that redelivering it tries again; the queue steps it did commit are recorded
- * per queue (`deliveryOf`) and are not applied twice.
+ * Refuses a payload the handlers cannot read (400), then runs a webhook handler at most once per delivery id
+ * (contract 5.10). The claim comes before anything the handler does, since some of it (a reply, a reaction)
+ * happens on GitHub before any queue step. A delivery whose handler failed is released, so that redelivering it
+ * tries again; the queue steps it did commit are recorded per queue (`deliveryOf`) and are not applied twice.
  */
-export function oncePerDelivery<C extends { id: string; name: string }>(
+export function oncePerDelivery<C extends DeliveredContext>(
   { store, clock }: Pick<WebhookDependencies, "store" | "clock">,
   handler: (context: C) => Promise<void>,
 ): (context: C) => Promise<void> {
   return async (context) => {
+    const problem = payloadProblem(context.name, context.payload);
+    // Probot answers the delivery with an error's `status`.
+    if (problem !== null) throw Object.assign(new Error(problem), { status: 400 });
     if (!(await recordDelivery(store.db, context.id, context.name, clock()))) return;
     try {
       await handler(context);
@@ -56,9 +66,7 @@ export function onEachDelivery(
   app: Probot,
   deps: Pick<WebhookDependencies, "store" | "clock">,
 ): Probot["on"] {
-  const on = (
-    event: Parameters<Probot["on"]>[0],
-    handler: (context: { id: string; name: string }) => Promise<void>,
-  ) => app.on(event, oncePerDelivery(deps, handler));
+  const on = (event: Parameters<Probot["on"]>[0], handler: (context: DeliveredContext) => Promise<void>) =>
+    app.on(event, oncePerDelivery(deps, handler));
   return on as Probot["on"];
 }
