@@ -15,7 +15,7 @@ const V1_REQUESTS = 8_500;
 const WEBHOOK_REQUESTS = 1_500;
 
 /** Every field some /v1 endpoint takes, with a valid value: endpoints ignore the fields they do not take. */
-const validBody = {
+const validBody: Record<string, unknown> = {
   repo,
   targetBranch: "main",
   pr: { number: 1, sha: "a".repeat(40) },
@@ -167,21 +167,33 @@ describe("malformed requests", () => {
 
   it(`answers ${V1_REQUESTS} malformed /v1 requests with a Problem, never a 5xx, and writes nothing`, async () => {
     const openApi = JSON.parse((await send({ method: "GET", url: "/v1/openapi.json", type: "" })).payload);
-    const endpoints = Object.entries(openApi.paths as Record<string, Record<string, unknown>>).flatMap(
-      ([path, methods]) => Object.keys(methods).map((method) => ({ path, method: method.toUpperCase() })),
+    type Operation = { requestBody?: { content: Record<string, { schema: { properties: object } }> } };
+    const operations = Object.entries(openApi.paths as Record<string, Record<string, Operation>>).flatMap(
+      ([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
     );
-    expect(endpoints.length).toBeGreaterThan(20);
-    const postPaths = endpoints.filter((e) => e.method === "POST").map((e) => e.path);
-    const getPaths = endpoints.filter((e) => e.method === "GET").map((e) => e.path);
+    expect(operations.length).toBeGreaterThan(20);
+    // Each endpoint's valid body holds the fields it reads, so that every mutation hits one of them.
+    const posts = operations
+      .filter(({ method }) => method === "post")
+      .map(({ path, operation }) => {
+        const fields = Object.keys(
+          operation.requestBody?.content["application/json"]?.schema.properties ?? {},
+        );
+        return { path, body: Object.fromEntries(fields.map((field) => [field, validBody[field]])) };
+      });
+    const getPaths = operations.filter(({ method }) => method === "get").map(({ path }) => path);
     const request = fc.oneof(
       {
         weight: 9,
-        arbitrary: fc.record({
-          method: fc.constant("POST" as const),
-          url: fc.constantFrom(...postPaths),
-          type: contentType,
-          body: bodyText(validBody),
-        }),
+        arbitrary: fc.constantFrom(...posts).chain(({ path, body }) =>
+          fc.record({
+            method: fc.constant("POST" as const),
+            url: fc.constant(path),
+            type: contentType,
+            body: bodyText(body),
+          }),
+        ),
       },
       {
         weight: 1,
