@@ -9,6 +9,7 @@ import { sql } from "kysely";
 import inject from "light-my-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testWebhookSecret } from "../support/github-app.ts";
+import { deliverWebhook } from "../support/webhooks.ts";
 import { installationId, repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
 
 const V1_REQUESTS = 8_500;
@@ -320,4 +321,16 @@ describe("malformed requests", () => {
     await s.server.engine.settle();
     expect(await rowsOfEveryTable()).toEqual(stateBefore);
   }, 120_000);
+
+  it("refuses a signed webhook whose payload lacks a field its handler reads with 400 naming the field", async () => {
+    const response = await deliverWebhook(s.server.url, "status", {
+      id: 1,
+      context: "ci",
+      state: "success",
+      repository: { name: "widgets", full_name: "acme/widgets" },
+      installation: { id: installationId },
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toContain("/sha");
+  });
 });
