@@ -112,7 +112,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
       GHE_PROTOCOL: "http",
       POLL_INTERVAL_SECONDS: String(settings.pollIntervalSeconds),
       TEST_BRANCH_PREFIX: testBranchPrefix,
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: settings.logLevel,
     };
     const count = dialect === "postgres" ? 2 : 1;
     for (let index = 0; index < count; index++) {

@@ -28,6 +28,7 @@ export interface ChaosSettings {
     readonly dropRate: number;
     readonly maxReorderMs: number;
   };
+  readonly logLevel: string;
   readonly pollIntervalSeconds: number;
   readonly tickMs: number;
   readonly replicas: {
@@ -77,6 +78,8 @@ export const chaosSettings: ChaosSettings = {
     /** Each delivery waits up to this long, so deliveries overtake each other. */
     maxReorderMs: 500,
   },
+  /** The replicas' LOG_LEVEL: what they print is shown when the test fails. */
+  logLevel: process.env.CHAOS_LOG_LEVEL ?? "warn",
   /** The service's POLL_INTERVAL_SECONDS (its minimum). */
   pollIntervalSeconds: 5,
   /** The scheduler's tick, fixed in the service (src/app.ts). */
