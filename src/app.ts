@@ -42,11 +42,12 @@ export function switchyardApp({
       github,
       prUrl: (location, prNumber) => pullRequestUrl(config, location, prNumber),
       testBranchPrefix: config.testBranchPrefix,
-      schedule: { tickIntervalMs: 5_000, pollIntervalMs: config.pollIntervalSeconds * 1000 },
+      // A tick a second: mergeability GitHub is computing is read again after 1 s, 2 s, 4 s…
+      schedule: { tickIntervalMs: 1_000, pollIntervalMs: config.pollIntervalSeconds * 1000 },
     });
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
-    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log });
+    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log, clock });
     const repositoryFacts = githubRepositoryFacts(app, clock);
     const api = await buildApi(
       {
@@ -63,7 +64,8 @@ export function switchyardApp({
     );
     addHandler?.(apiHandler(api));
     const processMetrics = config.operatorMetrics ? processMetricsRegistry() : null;
-    addHandler?.(operatorEndpoints({ store, log: app.log, processMetrics }));
+    // Probot runs the app only once it has the app's credentials.
+    addHandler?.(operatorEndpoints({ store, log: app.log, processMetrics, githubAppRegistered: true }));
     if (startScheduler) engine.start();
     if (startScheduler) {
       const retentionDays = config.testResultsRetentionDays;

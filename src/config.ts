@@ -23,6 +23,8 @@ export interface Config {
   testResultsRetentionDays: number;
   /** How often runs in flight and unsettled mergeability are read from GitHub (missed webhooks). */
   pollIntervalSeconds: number;
+  /** How long any one call to GitHub may take before it counts as failed (GitHub unavailable). */
+  githubTimeoutMs: number;
   logLevel: LogLevel;
   /** Serve process metrics (prom-client's default collectors) at /metrics, without a token. */
   operatorMetrics: boolean;
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer("PORT", 3000, 1, 65535);
   const testResultsRetentionDays = integer("TEST_RESULTS_RETENTION_DAYS", 90, 1, 3650);
   const pollIntervalSeconds = integer("POLL_INTERVAL_SECONDS", 60, 5, 3600);
+  const githubTimeoutMs = integer("GITHUB_TIMEOUT_MS", 10_000, 100, 600_000);
   const operatorMetrics = flag("OPERATOR_METRICS");
   const githubApp = readGitHubApp(read, problems);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -113,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: (publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ""),
     testResultsRetentionDays,
     pollIntervalSeconds,
+    githubTimeoutMs,
     logLevel,
     operatorMetrics,
   };

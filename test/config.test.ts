@@ -15,6 +15,7 @@ describe("configuration from the environment", () => {
       publicUrl: "http://localhost:3000",
       testResultsRetentionDays: 90,
       pollIntervalSeconds: 60,
+      githubTimeoutMs: 10_000,
       logLevel: "info",
       operatorMetrics: false,
     });
@@ -68,6 +69,7 @@ describe("configuration from the environment", () => {
   it("refuses out-of-range retention and polling intervals instead of ignoring them", () => {
     expect(() => loadConfig({ TEST_RESULTS_RETENTION_DAYS: "0" })).toThrow(/TEST_RESULTS_RETENTION_DAYS/);
     expect(() => loadConfig({ POLL_INTERVAL_SECONDS: "1" })).toThrow(/POLL_INTERVAL_SECONDS/);
+    expect(() => loadConfig({ GITHUB_TIMEOUT_MS: "10s" })).toThrow(/GITHUB_TIMEOUT_MS/);
   });
 
   it("refuses a test branch prefix git would refuse", () => {

@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { GitHubUnavailable } from "../github/errors.ts";
 import { registerAuthentication } from "./auth.ts";
 import type { ApiDependencies } from "./dependencies.ts";
 import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
@@ -112,6 +113,7 @@ function methodOfPath(api: FastifyInstance, method: string, url: string): string
 
 function toProblem(error: FastifyError): Problem {
   if (error instanceof Problem) return error;
+  if (error instanceof GitHubUnavailable) return new Problem(502, "github_unavailable", error.message);
   if (error.validation !== undefined) {
     const errors = fieldErrors(error.validation);
     return invalidRequest(

@@ -5,8 +5,10 @@ import type { CommandExecutor } from "../runner/command-executor.ts";
 import type { Store } from "../store/database.ts";
 import { findCommentId, rememberComment } from "../store/pull-request-comments.ts";
 import type { QueueLocation } from "../store/queue-locations.ts";
+import { classifyGitHubFailure, githubMessage } from "./errors.ts";
 import type { GitHubGateway, InstallationOctokit } from "./gateway.ts";
 import { resolveRequiredStatuses } from "./required-statuses.ts";
+import { createTestBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
 
@@ -83,44 +85,6 @@ export class GitHubCommandExecutor implements CommandExecutor {
 
 type Repo = { owner: string; repo: string };
 
-/** Contract 5.3: the target (or the run ahead's tested commit) plus each PR, merged in order. */
-async function createTestBranch(
-  octokit: InstallationOctokit,
-  repo: Repo,
-  command: Command<"create_test_branch">,
-): Promise<QueueEvent[]> {
-  try {
-    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${command.branch}`, sha: command.baseSha });
-  } catch (error) {
-    if (statusOf(error) !== 422) throw error;
-    // The branch is ours (named after the run): a previous attempt made it, so start it over.
-    await octokit.rest.git.updateRef({
-      ...repo,
-      ref: `heads/${command.branch}`,
-      sha: command.baseSha,
-      force: true,
-    });
-  }
-  let head = command.baseSha;
-  for (const pr of command.prs) {
-    try {
-      const result = await octokit.rest.repos.merge({
-        ...repo,
-        base: command.branch,
-        head: pr.headSha,
-        commit_message: `Merge #${pr.number}: ${pr.title}`,
-      });
-      // 204: the PR's head is already in the branch.
-      if (result.status === 201) head = result.data.sha;
-    } catch (error) {
-      if (statusOf(error) === 409)
-        return [{ type: "test_branch_conflict", runId: command.runId, prNumber: pr.number }];
-      throw error;
-    }
-  }
-  return [{ type: "test_branch_created", runId: command.runId, sha: head }];
-}
-
 async function deleteBranch(octokit: InstallationOctokit, repo: Repo, branch: string): Promise<void> {
   try {
     await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${branch}` });
@@ -191,14 +155,14 @@ async function fastForwardTarget(
     });
     return { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
   } catch (error) {
+    if (classifyGitHubFailure(error) !== "refused") throw error;
     if (statusOf(error) !== 422) {
       if (statusOf(error) === 403 || statusOf(error) === 404) {
-        const message = (error as Error).message;
         return {
           type: "merge_failed",
           mergeId: command.mergeId,
           prNumber: firstPr,
-          failure: { kind: "rejected", message },
+          failure: { kind: "rejected", message: githubMessage(error) },
         };
       }
       throw error;
@@ -252,10 +216,11 @@ async function mergePullRequest(
     });
     return { type: "merge_succeeded", mergeId: command.mergeId, sha: data.sha };
   } catch (error) {
-    const message = (error as Error).message;
+    // Facts about the PR, stated once: asking again would get the same answer. A rate limit is no fact.
+    if (classifyGitHubFailure(error) !== "refused") throw error;
     if (statusOf(error) === 409) return failed({ kind: "pr_head_moved" });
     if (statusOf(error) === 405 || statusOf(error) === 422 || statusOf(error) === 403) {
-      return failed({ kind: "rejected", message });
+      return failed({ kind: "rejected", message: githubMessage(error) });
     }
     throw error;
   }

@@ -5,6 +5,7 @@ import type { InstallationDirectory } from "../api/dependencies.ts";
 import { Problem } from "../api/problem.ts";
 import type { Store } from "../store/database.ts";
 import { forgetInstallation, rememberRepository, type RepositoryRef } from "../store/repositories.ts";
+import { GitHubUnavailable } from "./errors.ts";
 
 export function githubInstallations(app: Probot): InstallationDirectory {
   return {
@@ -15,6 +16,7 @@ export function githubInstallations(app: Probot): InstallationDirectory {
         return { ...ref, installationId: data.id };
       } catch (error) {
         if ((error as { status?: number }).status === 404) return null;
+        if (error instanceof GitHubUnavailable) throw error;
         app.log.error({ err: error, repo: `${ref.owner}/${ref.name}` }, "installation look-up failed");
         throw new Problem(
           502,

@@ -1,5 +1,5 @@
 export { compact } from "./compaction.ts";
-export type { QueueCommand } from "./commands.ts";
+export type { QueueCommand, TestBranchMerge } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";
 export { commentMarker } from "./pr-comment.ts";
 export { parsePriority } from "./priority.ts";
@@ -11,6 +11,7 @@ export type {
   FailureReason,
   NewQueue,
   ProviderMergeability,
+  MergeabilityRecheck,
   PullRequestEntry,
   PullRequestState,
   QueueState,
@@ -30,6 +31,7 @@ export {
   acceptsNewSubmissions,
   enqueuedPullRequests,
   hasNonTerminalPullRequests,
+  mergeabilityRechecksDue,
   nextDeadline,
   pullRequestView,
   pullRequestsToRecheck,

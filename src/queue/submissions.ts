@@ -2,7 +2,12 @@ import type { QueueDraft } from "./draft.ts";
 import type { PullRequestFacts } from "./events.ts";
 import { DEFAULT_PRIORITY_VALUE } from "./priority.ts";
 import { isReady, readinessDetail, readinessOf } from "./readiness.ts";
-import type { ImpactedTargets, ProviderMergeability, PullRequestEntry } from "./state.ts";
+import type {
+  ImpactedTargets,
+  MergeabilityRecheck,
+  ProviderMergeability,
+  PullRequestEntry,
+} from "./state.ts";
 import { isTerminal } from "./state.ts";
 import { enterQueue, patchPr, refreshReadiness } from "./transitions.ts";
 
@@ -31,6 +36,7 @@ function newSubmission(
     stateDetail: "",
     stateChangedAt: draft.now,
     mergeability: facts.mergeability,
+    mergeabilityRecheck: SETTLED.has(facts.mergeability) ? null : recheckAfter(draft.now, 1),
     impactedTargets: null,
     testRunId: null,
     passingRunId: null,
@@ -79,6 +85,17 @@ export function onSubmitted(
 
 const SETTLED: ReadonlySet<ProviderMergeability> = new Set(["mergeable", "not_mergeable"]);
 
+const FIRST_RECHECK_MS = 1000;
+const LONGEST_RECHECK_MS = 30_000;
+
+/**
+ * GitHub computes mergeability in the background, usually within seconds, and sends no webhook when it is
+ * done: ask again after 1 s, then 2, 4… up to 30 s, rather than at the next poll.
+ */
+function recheckAfter(now: number, reads: number): MergeabilityRecheck {
+  return { at: now + Math.min(LONGEST_RECHECK_MS, FIRST_RECHECK_MS * 2 ** (reads - 1)), reads };
+}
+
 /**
  * Contract 5.1 readiness. GitHub recomputes mergeability after every push to the target branch and says
  * "in progress" meanwhile; that keeps the last verdict rather than taking every queued PR out of readiness
@@ -91,11 +108,23 @@ export function onMergeabilityObserved(
   mergeability: ProviderMergeability,
 ): void {
   const pr = draft.pr(prNumber);
-  if (pr === undefined || isTerminal(pr.state) || pr.headSha !== headSha || pr.mergeability === mergeability)
+  if (pr === undefined || isTerminal(pr.state)) return;
+  // States saved before rechecks existed have no such field.
+  const recheck = pr.mergeabilityRecheck ?? null;
+  if (pr.headSha !== headSha || (SETTLED.has(pr.mergeability) && !SETTLED.has(mergeability))) {
+    // No verdict on the PR as queued: a recheck still waiting for one backs off.
+    if (recheck !== null) {
+      patchPr(draft, prNumber, { mergeabilityRecheck: recheckAfter(draft.now, recheck.reads + 1) });
+    }
     return;
-  if (SETTLED.has(pr.mergeability) && !SETTLED.has(mergeability)) return;
-  patchPr(draft, prNumber, { mergeability });
-  refreshReadiness(draft, prNumber);
+  }
+  if (!SETTLED.has(mergeability)) {
+    const reads = (recheck?.reads ?? 0) + 1;
+    patchPr(draft, prNumber, { mergeability, mergeabilityRecheck: recheckAfter(draft.now, reads) });
+  } else if (pr.mergeability !== mergeability || recheck !== null) {
+    patchPr(draft, prNumber, { mergeability, mergeabilityRecheck: null });
+  }
+  if (pr.mergeability !== mergeability) refreshReadiness(draft, prNumber);
 }
 
 /** setImpactedTargets (contract 5.7): readiness in parallel mode needs targets for the current head. */

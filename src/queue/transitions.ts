@@ -17,6 +17,7 @@ export type EntryPatch = Partial<
     | "usedDefaultPriority"
     | "noBatch"
     | "mergeability"
+    | "mergeabilityRecheck"
     | "impactedTargets"
   >
 >;

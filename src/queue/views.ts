@@ -6,6 +6,7 @@ import { inProgressRuns } from "./run-lifecycle.ts";
 import { testingDeadline } from "./runs.ts";
 import type { QueueSettings } from "./settings.ts";
 import type {
+  MergeabilityRecheck,
   PullRequestEntry,
   PullRequestState,
   QueueState,
@@ -102,6 +103,8 @@ export type QueueView = Omit<QueueSettings, "bisectionConcurrency"> & {
   readonly state: "running" | "paused" | "draining" | "switching_modes";
   readonly branch: string;
   readonly bisectionConcurrency: number;
+  /** The branch does not exist yet: PRs wait until it is pushed. */
+  readonly waitingForBranch: boolean;
   readonly enqueuedPullRequests: EnqueuedPullRequestView[];
 };
 
@@ -113,6 +116,7 @@ export function queueView(state: QueueState): QueueView {
     state: state.pendingMode === null ? state.status : "switching_modes",
     branch: state.targetBranch,
     bisectionConcurrency: settings.bisectionConcurrency ?? settings.concurrency,
+    waitingForBranch: state.target.awaitingBranch === true,
     enqueuedPullRequests: enqueuedPullRequests(state),
   };
 }
@@ -171,10 +175,30 @@ export function testRunView(
   };
 }
 
-/** When the shell should tick next (epoch ms): the earliest testing timeout in flight, or null. */
+/**
+ * When the shell should tick next (epoch ms): the earliest testing timeout in flight or mergeability recheck,
+ * or null.
+ */
 export function nextDeadline(state: QueueState): number | null {
-  const deadlines = inProgressRuns(state).map((run) => testingDeadline(state, run));
+  const deadlines = [
+    ...inProgressRuns(state).map((run) => testingDeadline(state, run)),
+    ...mergeabilityRechecks(state).map(({ at }) => at),
+  ];
   return deadlines.length === 0 ? null : Math.min(...deadlines);
+}
+
+function mergeabilityRechecks(state: QueueState): (MergeabilityRecheck & { prNumber: number })[] {
+  return pullRequestsToRecheck(state).flatMap((prNumber) => {
+    const recheck = state.prs[prNumber]?.mergeabilityRecheck ?? null;
+    return recheck === null ? [] : [{ ...recheck, prNumber }];
+  });
+}
+
+/** Not-ready PRs whose mergeability GitHub was computing, due to be read again at `now`. */
+export function mergeabilityRechecksDue(state: QueueState, now: number): number[] {
+  return mergeabilityRechecks(state)
+    .filter(({ at }) => at <= now)
+    .map(({ prNumber }) => prNumber);
 }
 
 /**

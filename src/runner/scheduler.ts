@@ -2,6 +2,7 @@
 // missed webhook never wedges a run (contract 5.3) nor a PR whose mergeability GitHub was computing (5.1).
 import type { Logger } from "probot";
 import {
+  mergeabilityRechecksDue,
   type PullRequestFacts,
   pullRequestsToRecheck,
   type QueueEvent,
@@ -24,7 +25,7 @@ export interface GitHubPoller {
 const hourMs = 3_600_000;
 
 export interface SchedulerOptions {
-  /** How often deadlines and due commands are checked. */
+  /** How often deadlines (mergeability rechecks among them) and due commands are checked. */
   tickIntervalMs: number;
   /** How often runs in flight and unsettled mergeability are read from GitHub. */
   pollIntervalMs: number;
@@ -82,25 +83,29 @@ export class Scheduler {
     for (const queue of await queuesNeedingAttention(store.db, now)) {
       const events: QueueEvent[] = queue.deadlinePassed ? [{ type: "tick" }] : [];
       if (poll && (queue.runsInFlight || queue.awaitingMergeability)) {
-        events.push(...(await this.#pollGitHub(queue.queueId)));
+        events.push(...(await this.#pollGitHub(queue.queueId, { now, everything: true })));
+      } else if (queue.deadlinePassed && queue.awaitingMergeability) {
+        events.push(...(await this.#pollGitHub(queue.queueId, { now, everything: false })));
       }
       if (events.length > 0) await runner.dispatch(queue.queueId, events);
     }
   }
 
-  async #pollGitHub(queueId: string): Promise<QueueEvent[]> {
+  /** Everything: runs in flight and every PR not ready; else only the mergeability rechecks due. */
+  async #pollGitHub(queueId: string, scope: { now: number; everything: boolean }): Promise<QueueEvent[]> {
     const { store, runner, github, log } = this.deps;
     const [location, state] = await Promise.all([queueLocation(store.db, queueId), runner.read(queueId)]);
     if (location === undefined || state === undefined || location.installationId === null) return [];
     const events: QueueEvent[] = [];
     try {
-      for (const run of Object.values(state.runs)) {
+      for (const run of scope.everything ? Object.values(state.runs) : []) {
         if (run.status !== "in_progress" || run.testBranchSha === null) continue;
         const sha = run.testBranchSha;
         for (const report of await github.ciReports(location, sha))
           events.push({ type: "status_reported", sha, report });
       }
-      for (const prNumber of pullRequestsToRecheck(state)) {
+      const prs = scope.everything ? pullRequestsToRecheck(state) : mergeabilityRechecksDue(state, scope.now);
+      for (const prNumber of prs) {
         const pr = await github.pullRequest(location, prNumber);
         if (pr !== null) {
           events.push({

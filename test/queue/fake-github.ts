@@ -1,4 +1,4 @@
-import type { QueueCommand, QueueEvent } from "../../src/queue/index.ts";
+import type { QueueCommand, QueueEvent, TestBranchMerge } from "../../src/queue/index.ts";
 
 /** A commit of the fake repository: what it holds is the list of changes applied since the root. */
 interface FakeCommit {
@@ -27,7 +27,8 @@ export interface Execution {
   readonly webhooks: readonly QueueEvent[];
 }
 
-function change(prNumber: number, headSha: string): string {
+/** What merging one head of a PR adds to a commit. */
+export function change(prNumber: number, headSha: string): string {
   return `#${prNumber}@${headSha}`;
 }
 
@@ -49,6 +50,7 @@ export class FakeGitHub {
   /** Commits a success of the required check `ci` was reported on: what "tested" means. */
   readonly passed = new Set<string>();
   private readonly commits = new Map<string, FakeCommit>();
+  private readonly mergeCommits = new Map<string, string>();
   private nextCommit = 1;
   private nextReport = 1;
   private outsidePushes = 0;
@@ -60,6 +62,20 @@ export class FakeGitHub {
   private commit(parent: string | null, content: readonly string[]): string {
     const sha = `c${this.nextCommit++}`;
     this.commits.set(sha, { sha, parent, content });
+    return sha;
+  }
+
+  /**
+   * The merge commit of a PR head on `parent`. Like git's, a merge commit is named by what it holds: merging
+   * the same head (with the same message and date) on the same commit makes the same commit again.
+   */
+  private mergeCommit(parent: string, pr: TestBranchMerge): string {
+    const key = `${parent}+${change(pr.number, pr.headSha)}@${pr.commitDate}:${pr.title}`;
+    let sha = this.mergeCommits.get(key);
+    if (sha === undefined) {
+      sha = this.commit(parent, [...this.contentOf(parent), change(pr.number, pr.headSha)]);
+      this.mergeCommits.set(key, sha);
+    }
     return sha;
   }
 
@@ -199,7 +215,7 @@ export class FakeGitHub {
           webhooks: [],
         };
       }
-      sha = this.commit(sha, [...this.contentOf(sha), change(pr.number, pr.headSha)]);
+      sha = this.mergeCommit(sha, pr);
     }
     this.branches.set(command.branch, sha);
     this.testBranchCommits.push(sha);
@@ -226,7 +242,13 @@ export class FakeGitHub {
   private fastForward(command: Extract<QueueCommand, { type: "fast_forward_target" }>): Execution {
     const succeeded: QueueEvent = { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
     if (this.target === command.sha) return { result: succeeded, webhooks: [] };
-    if (this.target !== command.expectedHeadSha || !this.isAncestor(this.target, command.sha)) {
+    // The queue expects the head GitHub has, so the tested commit must be built on it: else git refuses the
+    // fast-forward, and the queue would take its own head for a push from outside.
+    if (this.target === command.expectedHeadSha && !this.isAncestor(this.target, command.sha))
+      throw new Error(
+        `tested commit ${command.sha} does not descend from ${this.targetBranch} ${this.target}`,
+      );
+    if (this.target !== command.expectedHeadSha) {
       return {
         result: {
           type: "merge_failed",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { pullRequestView } from "../../src/queue/index.ts";
-import { aPr, aScenario } from "../support/queue-factories.ts";
+import { mergeabilityRechecksDue, nextDeadline, pullRequestView } from "../../src/queue/index.ts";
+import { aPr, aScenario, T0 } from "../support/queue-factories.ts";
 
 describe("readiness (contract 5.1)", () => {
   it("makes a mergeable PR on the queue's branch pending at once", () => {
@@ -18,6 +18,40 @@ describe("readiness (contract 5.1)", () => {
 
     expect(queue.stateOf(1)).toBe("not_ready");
     expect(queue.pr(1).stateDetail).toContain("still computing its mergeability");
+  });
+
+  it("reads mergeability GitHub is computing again after 1 s, 2 s, 4 s… up to 30 s, until it settles", () => {
+    const queue = aScenario({}, "paused");
+    const computing = {
+      type: "mergeability_observed",
+      prNumber: 1,
+      headSha: "head-1",
+      mergeability: "in_progress",
+    } as const;
+    queue.on(aPr(1, { mergeability: "in_progress" }));
+    const delays: number[] = [];
+    for (let read = 0; read < 7; read++) {
+      const due = nextDeadline(queue.state) as number;
+      delays.push(due - queue.now);
+      expect(mergeabilityRechecksDue(queue.state, due - 1)).toEqual([]);
+      expect(mergeabilityRechecksDue(queue.state, due)).toEqual([1]);
+      queue.now = due;
+      queue.on(computing);
+    }
+    expect(delays).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+
+    queue.on({ ...computing, mergeability: "mergeable" });
+    expect(queue.stateOf(1)).toBe("pending");
+    expect(nextDeadline(queue.state)).toBeNull();
+  });
+
+  it("backs a recheck off when GitHub answers for another head", () => {
+    const queue = aScenario({}, "paused");
+    queue.on(aPr(1, { mergeability: "in_progress" }));
+    queue.now = T0 + 1000;
+    queue.on({ type: "mergeability_observed", prNumber: 1, headSha: "pushed", mergeability: "mergeable" });
+    expect(queue.stateOf(1)).toBe("not_ready");
+    expect(nextDeadline(queue.state)).toBe(T0 + 1000 + 2000);
   });
 
   it("makes a not_ready PR pending when GitHub reports it mergeable", () => {

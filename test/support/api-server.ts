@@ -41,7 +41,7 @@ export async function startTestServer(
       startScheduler: false,
       onEngine: (built) => (engine = built),
     }),
-    { probot: testProbot(options.fetch, options.log) },
+    { probot: testProbot(options.fetch, options.log, config.githubTimeoutMs) },
   );
   const server = createServer((req, res) => {
     void middleware(req, res, () => res.writeHead(404).end());

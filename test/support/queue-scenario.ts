@@ -41,6 +41,8 @@ export interface ScenarioOptions {
    * happen on GitHub while the app waits for it.
    */
   whileAppWaits?: (request: Request, response: Response) => Promise<void>;
+  /** The service's environment (its configuration). */
+  env?: Record<string, string>;
 }
 
 export async function startScenario(options: ScenarioOptions = {}): Promise<Scenario> {
@@ -59,7 +61,12 @@ export async function startScenario(options: ScenarioOptions = {}): Promise<Scen
     await options.whileAppWaits?.(request, response.clone());
     return response;
   };
-  const serverOptions = { fetch, clock: () => clock.now, ...(options.log ? { log: options.log } : {}) };
+  const serverOptions = {
+    fetch,
+    clock: () => clock.now,
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  };
   let server = await startTestServer(store, serverOptions);
   const token = await tokenFor(store, "acme");
   // Webhooks from set-up (the initial pushes) are not for the app.

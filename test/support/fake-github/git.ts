@@ -81,6 +81,8 @@ export interface NewCommit {
 
 export class CommitGraph {
   private readonly commits = new Map<string, Commit>();
+  /** Every tree a commit holds, by its SHA (`POST /git/commits` names the tree of a new commit so). */
+  private readonly trees = new Map<string, Tree>();
   /** Creation order, which is a topological order: parents exist before their children. */
   private readonly order = new Map<string, number>();
 
@@ -93,6 +95,7 @@ export class CommitGraph {
     if (existing) return existing;
     const created: Commit = { ...commit, parents: [...commit.parents], sha, treeSha: tree };
     this.commits.set(sha, created);
+    this.trees.set(tree, commit.tree);
     this.order.set(sha, this.order.size);
     return created;
   }
@@ -101,6 +104,10 @@ export class CommitGraph {
     const commit = this.commits.get(sha);
     if (!commit) throw new Error(`no commit ${sha}`);
     return commit;
+  }
+
+  tree(treeSha: string): Tree | undefined {
+    return this.trees.get(treeSha);
   }
 
   find(sha: string): Commit | undefined {
