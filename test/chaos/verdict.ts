@@ -1,7 +1,7 @@
 // Judges a fault-injection run: the figures it prints, and every broken promise found (an empty list is a
 // pass). Each PR's record is checked against what GitHub and CI really did.
 import type { ChaosRun } from "./chaos-run.ts";
-import { targetBranch } from "./chaos-run.ts";
+import { targetBranch, untruth } from "./pr-truth.ts";
 import type { SubmittedPullRequest } from "./traffic.ts";
 
 export interface Verdict {
@@ -11,37 +11,13 @@ export interface Verdict {
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const tally = (values: readonly string[]) => {
+const counted = (values: readonly string[]) => {
   const counts = new Map<string, number>();
   for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts].map(([value, count]) => `${count} ${value}`).join(", ") || "none";
+  return counts;
 };
-
-/** Why the service's record of `pr` is not what happened, or null when it is. */
-function untruth(run: ChaosRun, pr: SubmittedPullRequest, record: any): string | null {
-  const repo = run.github.fake.repository(pr.repo);
-  const onGitHub = repo.pullRequest(pr.number);
-  const inTarget = repo.isAncestor(onGitHub.headSha, targetBranch);
-  switch (record.state) {
-    case "merged":
-      if (pr.broken) return "merged, but its change breaks the build";
-      return onGitHub.merged && inTarget ? null : "the queue says merged, GitHub says not";
-    case "failed": {
-      if (onGitHub.merged || inTarget) return "the queue says failed, GitHub says merged";
-      const failedRun = run.ci.runs.some(
-        (ciRun) => ciRun.repo === pr.repo && !ciRun.passed && repo.isAncestor(onGitHub.headSha, ciRun.sha),
-      );
-      if (record.stateReason === "tests_failed" && failedRun) return null;
-      return `failed (${record.stateReason}: ${record.stateDetail}) though ${failedRun ? "" : "no CI run of it failed and "}nothing else went wrong with it`;
-    }
-    case "cancelled":
-      return `cancelled (${record.stateReason}: ${record.stateDetail}) though nobody cancelled it`;
-    default:
-      return onGitHub.state === "open" && !inTarget
-        ? null
-        : `still ${record.state}, but GitHub has it ${onGitHub.merged ? "merged" : "closed"}`;
-  }
-}
+const tally = (values: readonly string[]) =>
+  [...counted(values)].map(([value, count]) => `${count} ${value}`).join(", ") || "none";
 
 export function judge(run: ChaosRun): Verdict {
   const { settings, github, ci, courier, monitor, traffic, api, replicas, records } = run;
@@ -72,7 +48,7 @@ export function judge(run: ChaosRun): Verdict {
     }
     states.push(record.state);
     if (record.state === "failed") failures.push(record.stateReason);
-    const why = untruth(run, pr, record);
+    const why = untruth(run.github.fake, ci, pr, record);
     if (why) {
       untrue += 1;
       violations.push(`${label(pr)}: ${why}`);
@@ -102,9 +78,18 @@ export function judge(run: ChaosRun): Verdict {
     }
   }
 
-  // The queue never stood still longer than the poll interval plus the longest outage (plus slack).
+  // The queue never stood still longer than the poll interval plus the longest outage, plus the time the
+  // service was down altogether (on PostgreSQL the measured replica is never killed) and what a queue waits
+  // for anyway: a scheduler tick and CI's slowest answer.
   const longestOutage = Math.max(0, ...github.outages.map((outage) => outage.endsAt - outage.startedAt));
-  const stallLimit = settings.pollIntervalSeconds * 1000 + longestOutage + settings.limits.stallSlackMs;
+  const longestDowntime = replicas.length === 1 ? Math.max(0, ...replicas.flatMap((r) => r.downtimes)) : 0;
+  const stallLimit =
+    settings.pollIntervalSeconds * 1000 +
+    longestOutage +
+    longestDowntime +
+    settings.tickMs +
+    settings.ci.maxDelayMs +
+    settings.limits.stallMarginMs;
   const stalls = monitor.stalls();
   const longestStall = stalls.reduce((a, b) => (b.ms > a.ms ? b : a));
   for (const stall of stalls.filter((s) => s.ms > stallLimit)) {
@@ -118,6 +103,10 @@ export function judge(run: ChaosRun): Verdict {
   if (run.rssAfter > rssLimit) {
     violations.push(`${run.measured.name}: RSS ${mib(run.rssAfter)} after the run, limit ${mib(rssLimit)}`);
   }
+
+  // GitHub failing is answered 502 with a Problem body, never 500.
+  for (const [answer, count] of counted(api.serverErrors))
+    violations.push(`the API answered ${answer} ${count} times`);
 
   const crashes = replicas.reduce((sum, replica) => sum + replica.crashes, 0);
   if (crashes > 0) violations.push(`replicas exited by themselves ${crashes} times`);
@@ -153,7 +142,10 @@ export function judge(run: ChaosRun): Verdict {
     ],
     ["webhook answers", webhookAnswers.join(", ")],
     ["API answers", apiAnswers.join(", ")],
-    ["replica kills (SIGKILL)", `${replicas.reduce((sum, r) => sum + r.kills, 0)}; ${crashes} crashes`],
+    [
+      "replica kills (SIGKILL)",
+      `${replicas.reduce((sum, r) => sum + r.kills, 0)}; longest with no replica up ${seconds(longestDowntime)}; ${crashes} crashes`,
+    ],
     [
       "GitHub outages",
       `${tally(github.outages.map((o) => o.kind))}; longest ${seconds(longestOutage)}; ${github.failedCalls} calls failed`,
