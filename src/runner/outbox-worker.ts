@@ -53,7 +53,8 @@ export class OutboxWorker {
       store: Store;
       runner: QueueRunner;
       executor: CommandExecutor;
-      github: GitHubPoller;
+      /** Only a new test branch's CI results are read here. */
+      github: Pick<GitHubPoller, "ciReports">;
       clock: () => number;
       log: Logger;
     },
