@@ -47,7 +47,7 @@ export function switchyardApp({
     });
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
-    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log });
+    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log, clock });
     const repositoryFacts = githubRepositoryFacts(app, clock);
     const api = await buildApi(
       {
@@ -64,7 +64,8 @@ export function switchyardApp({
     );
     addHandler?.(apiHandler(api));
     const processMetrics = config.operatorMetrics ? processMetricsRegistry() : null;
-    addHandler?.(operatorEndpoints({ store, log: app.log, processMetrics }));
+    // Probot runs the app only once it has the app's credentials.
+    addHandler?.(operatorEndpoints({ store, log: app.log, processMetrics, githubAppRegistered: true }));
     if (startScheduler) engine.start();
     if (startScheduler) {
       const retentionDays = config.testResultsRetentionDays;

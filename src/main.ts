@@ -4,6 +4,7 @@ import { switchyardApp } from "./app.ts";
 import { startReportReader } from "./health/report-reader.ts";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
 import { githubOctokit } from "./github/octokit.ts";
+import { startSetupServer } from "./setup-server.ts";
 import { openMigratedDatabase } from "./store/database.ts";
 
 async function main(): Promise<void> {
@@ -12,10 +13,14 @@ async function main(): Promise<void> {
   const store = await openMigratedDatabase(config.databaseUrl);
   // Uploads wait for it otherwise; it is started again on the next upload should it fail now.
   startReportReader().catch((error: unknown) => console.error(error));
-  const server = await run(switchyardApp({ config, store }), {
-    env: { ...process.env, PORT: String(config.port), LOG_LEVEL: config.logLevel },
-    Octokit: githubOctokit({ timeoutMs: config.githubTimeoutMs }),
-  });
+  // In production Probot's `run` refuses to start without the app's credentials rather than offer the setup page.
+  const setupMode = config.githubApp === null && process.env.NODE_ENV !== "production";
+  const server = setupMode
+    ? await startSetupServer(config, store)
+    : await run(switchyardApp({ config, store }), {
+        env: { ...process.env, PORT: String(config.port), LOG_LEVEL: config.logLevel },
+        Octokit: githubOctokit({ timeoutMs: config.githubTimeoutMs }),
+      });
   process.once("SIGTERM", async () => {
     await server.stop();
     await store.close();

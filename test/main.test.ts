@@ -95,6 +95,13 @@ describe("npm start", () => {
     const page = await fetch(`http://127.0.0.1:${port}/probot`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Register GitHub App");
+    // The process is live; it is not ready, and says what it lacks; / leads to the setup page.
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    const readiness = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toMatchObject({ code: "github_app_not_registered" });
+    const root = await fetch(`http://127.0.0.1:${port}/`, { redirect: "manual" });
+    expect(root.headers.get("location")).toBe("/probot");
   });
 
   it("with app credentials serves the /v1 API, health probes and process metrics on the migrated database", async () => {

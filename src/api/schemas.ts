@@ -148,6 +148,11 @@ export const QueueRecord = Type.Object(
     directMergeMode: LowercaseEnum(directMergeModes),
     optimizationMode: LowercaseEnum(optimizationModes),
     mergeMethod: LowercaseEnum(mergeMethods),
+    waitingForBranch: Type.Boolean({
+      description:
+        "the branch does not exist yet (a queue may be created before its branch): PRs can be submitted and wait; " +
+        "testing starts once the branch is pushed",
+    }),
     enqueuedPullRequests: Type.Array(Type.Ref("EnqueuedPullRequest")),
   },
   { $id: "QueueRecord" },

@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { ConfigError } from "../config.ts";
 import { CliError, type CliContext } from "./io.ts";
 import { registerMigrateCommand } from "./migrate-command.ts";
+import { registerSimulateCommand } from "./simulate-command.ts";
 import { registerTestCommand } from "./test-command.ts";
 import { registerTokenCommands } from "./token-commands.ts";
 import { registerUploadCommand } from "./upload-command.ts";
@@ -18,6 +19,7 @@ export function buildProgram(context: CliContext): Command {
   registerMigrateCommand(program, context);
   registerUploadCommand(program, context);
   registerTestCommand(program, context);
+  registerSimulateCommand(program, context);
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: context.out, writeErr: context.err });
     for (const sub of command.commands)

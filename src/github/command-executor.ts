@@ -7,7 +7,7 @@ import { findCommentId, rememberComment } from "../store/pull-request-comments.t
 import type { QueueLocation } from "../store/queue-locations.ts";
 import { classifyGitHubFailure, githubMessage } from "./errors.ts";
 import type { GitHubGateway, InstallationOctokit } from "./gateway.ts";
-import { resolveRequiredStatuses } from "./required-statuses.ts";
+import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
 
@@ -34,10 +34,6 @@ export class GitHubCommandExecutor implements CommandExecutor {
       case "close_test_pull_request":
         await closeTestPullRequests(octokit, repo, command.branch);
         return [];
-      case "resolve_required_statuses": {
-        const resolved = await resolveRequiredStatuses(octokit, repo.owner, repo.repo, command.targetBranch);
-        return [{ type: "required_statuses_resolved", runId: command.runId, ...resolved }];
-      }
       case "fast_forward_target":
         return [await fastForwardTarget(octokit, repo, command)];
       case "merge_pull_request":
@@ -83,52 +79,6 @@ export class GitHubCommandExecutor implements CommandExecutor {
 }
 
 type Repo = { owner: string; repo: string };
-
-/** Contract 5.3: the target (or the run ahead's tested commit) plus each PR, merged in order. */
-async function createTestBranch(
-  octokit: InstallationOctokit,
-  repo: Repo,
-  command: Command<"create_test_branch">,
-): Promise<QueueEvent[]> {
-  try {
-    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${command.branch}`, sha: command.baseSha });
-  } catch (error) {
-    if (statusOf(error) !== 422) throw error;
-    // The branch is ours (named after the run): a previous attempt made it, so start it over.
-    await octokit.rest.git.updateRef({
-      ...repo,
-      ref: `heads/${command.branch}`,
-      sha: command.baseSha,
-      force: true,
-    });
-  }
-  let head = command.baseSha;
-  for (const pr of command.prs) {
-    try {
-      const result = await octokit.rest.repos.merge({
-        ...repo,
-        base: command.branch,
-        head: pr.headSha,
-        commit_message: `Merge #${pr.number}: ${pr.title}`,
-      });
-      // 204: the PR's head is already in the branch.
-      if (result.status === 201) head = result.data.sha;
-    } catch (error) {
-      if (statusOf(error) === 409)
-        return [{ type: "test_branch_conflict", runId: command.runId, prNumber: pr.number }];
-      throw error;
-    }
-  }
-  return [{ type: "test_branch_created", runId: command.runId, sha: head }];
-}
-
-async function deleteBranch(octokit: InstallationOctokit, repo: Repo, branch: string): Promise<void> {
-  try {
-    await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${branch}` });
-  } catch (error) {
-    if (statusOf(error) !== 422 && statusOf(error) !== 404) throw error;
-  }
-}
 
 async function openTestPullRequest(
   octokit: InstallationOctokit,

@@ -1,7 +1,14 @@
 // The Octokit the service talks to GitHub with: Probot's, with one deadline on every call (the installation
-// token requests included) and no silent retries. Probot's retry plugin waited 14 s before giving up on a
-// merge GitHub had already refused; what is worth trying again is retried by the outbox (commands) and the
-// poller (reads), and a request to the API fails fast with 502 instead.
+// token requests included), without its throttling and retry plugins.
+//
+// Throttling spaces every write of the process about a second apart (comments and merges three) through one
+// shared limiter, and sleeps out rate limits inside the call: under load merges waited 17–20 s behind commit
+// statuses, and one repository's writes behind another's. Retry repeats 5xx answers and 405/409 refusals inside
+// the call for up to 14 s, while the queue's lane stands still. The outbox does both jobs without those stalls:
+// merges and test branches run in a lane of their own ahead of statuses and comments, a status or comment
+// replaced before it was sent is dropped, a failed command is retried later with back-off, and a rate limit's
+// `retry-after` postpones that repository's commands while other repositories go on (src/runner/outbox-worker.ts).
+// Reads fail at once too: the poller reads again on its next pass, and a request to the API answers 502.
 import { ProbotOctokit } from "probot";
 import { asGitHubFailure } from "./errors.ts";
 
@@ -34,12 +41,16 @@ function availability(octokit: {
 }
 
 export function githubOctokit(options: { timeoutMs: number }): typeof ProbotOctokit {
-  return ProbotOctokit.plugin(availability).defaults((instance: { request?: { fetch?: Fetch } }) => ({
-    ...instance,
-    retry: { enabled: false },
-    request: {
-      ...instance.request,
-      fetch: withDeadline(instance.request?.fetch ?? globalThis.fetch, options.timeoutMs),
-    },
-  })) as typeof ProbotOctokit;
+  return ProbotOctokit.plugin(availability).defaults(
+    (instance: { request?: { fetch?: Fetch }; throttle?: object }) => ({
+      ...instance,
+      retry: { enabled: false },
+      // Probot adds its own throttle options (a Redis connection when configured): ours must win over them.
+      throttle: { ...instance.throttle, enabled: false },
+      request: {
+        ...instance.request,
+        fetch: withDeadline(instance.request?.fetch ?? globalThis.fetch, options.timeoutMs),
+      },
+    }),
+  ) as typeof ProbotOctokit;
 }

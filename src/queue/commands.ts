@@ -1,14 +1,26 @@
 import type { MergeInFlight, QueueState, TestedPullRequest, TestRun } from "./state.ts";
 
 /**
+ * A PR merged into a test branch. Its merge commit is dated `commitDate` (epoch ms, when the queue started
+ * testing the PR), never the time of the merge: every test branch that merges the same PR on the same commit
+ * then makes the very same commit, so a run built from the target through the PRs ahead descends from the
+ * commits those PRs were tested on, and the target can fast-forward from one tested commit to the next.
+ */
+export interface TestBranchMerge extends TestedPullRequest {
+  readonly commitDate: number;
+}
+
+/**
  * Effects `step` asks the shell to perform. They are saved with the new state (transactional outbox) and
  * may run more than once after a crash, so each is idempotent by construction and carries a deterministic
  * `key`: "already exists", "already merged" and "not found" on delete count as success.
  */
 export type QueueCommand =
   /**
-   * Create `branch` at `baseSha`, then merge each PR head in order ("Merge #12: title"). Reports
-   * `test_branch_created` with the final head, or `test_branch_conflict` naming the PR that did not merge.
+   * Create `branch` at `baseSha`, then merge each PR head in order ("Merge #12: title"), each merge commit a
+   * reproducible one (see TestBranchMerge). `prs` holds the PRs ahead that `baseSha` lacks, then the run's
+   * own, so the whole branch is built by this one command. Reports `test_branch_created` with the final head,
+   * or `test_branch_conflict` naming the PR that did not merge.
    */
   | {
       readonly type: "create_test_branch";
@@ -16,7 +28,13 @@ export type QueueCommand =
       readonly runId: string;
       readonly branch: string;
       readonly baseSha: string;
-      readonly prs: readonly TestedPullRequest[];
+      readonly prs: readonly TestBranchMerge[];
+      /**
+       * When the queue sets no required statuses: the target branch whose own (`merge.required_statuses`, else
+       * branch protection) are read first and reported (`required_statuses_resolved`); with none there is
+       * nothing to test, so no branch is built. Null when the queue sets them.
+       */
+      readonly resolveRequiredStatusesOf: string | null;
     }
   | {
       readonly type: "delete_test_branch";
@@ -38,13 +56,6 @@ export type QueueCommand =
       readonly key: string;
       readonly runId: string;
       readonly branch: string;
-    }
-  /** Read `merge.required_statuses`, then branch protection; reports `required_statuses_resolved`. */
-  | {
-      readonly type: "resolve_required_statuses";
-      readonly key: string;
-      readonly runId: string;
-      readonly targetBranch: string;
     }
   /**
    * merge_commit (contract 5.4): move the target branch to the tested commit itself, without force, only
@@ -97,14 +108,19 @@ export function testBranchName(state: QueueState, runId: string): string {
   return `${state.testBranchPrefix}${state.targetBranch}/${runId}`;
 }
 
-export function createTestBranch(run: TestRun, baseSha: string): QueueCommand {
+export function createTestBranch(
+  state: QueueState,
+  run: TestRun,
+  prs: readonly TestBranchMerge[],
+): QueueCommand {
   return {
     type: "create_test_branch",
     key: `create-test-branch:${run.id}`,
     runId: run.id,
     branch: run.testBranch,
-    baseSha,
-    prs: run.prs,
+    baseSha: run.baseSha,
+    prs,
+    resolveRequiredStatusesOf: run.requiredStatuses === null ? state.targetBranch : null,
   };
 }
 
@@ -135,15 +151,6 @@ export function closeTestPullRequest(run: TestRun): QueueCommand {
     key: `close-test-pull-request:${run.id}`,
     runId: run.id,
     branch: run.testBranch,
-  };
-}
-
-export function resolveRequiredStatuses(state: QueueState, run: TestRun): QueueCommand {
-  return {
-    type: "resolve_required_statuses",
-    key: `resolve-required-statuses:${run.id}`,
-    runId: run.id,
-    targetBranch: state.targetBranch,
   };
 }
 

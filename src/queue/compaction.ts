@@ -21,10 +21,6 @@ export function compact(state: QueueState, now: number, retentionMs = FINISHED_R
     if (pr.passingRunId !== null) referenced.add(pr.passingRunId);
   }
   if (state.merging !== null) referenced.add(state.merging.runId);
-  // A run in flight may still wait for its base run's branch.
-  for (const run of Object.values(state.runs)) {
-    if (run.status === "in_progress" && run.baseRunId !== null) referenced.add(run.baseRunId);
-  }
   const finished = (run: TestRun) =>
     run.status !== "in_progress" && run.endedAt !== null && run.endedAt < cutoff && run.branchDeleted;
   const droppedRuns = Object.values(state.runs).filter((run) => finished(run) && !referenced.has(run.id));

@@ -1,5 +1,5 @@
 export { compact } from "./compaction.ts";
-export type { QueueCommand } from "./commands.ts";
+export type { QueueCommand, TestBranchMerge } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";
 export { commentMarker } from "./pr-comment.ts";
 export { parsePriority } from "./priority.ts";

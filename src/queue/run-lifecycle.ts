@@ -35,11 +35,8 @@ export function inProgressRuns(state: QueueState): TestRun[] {
 export function retireRun(draft: QueueDraft, runId: string): void {
   const run = requireRun(draft, runId);
   if (run.branchDeleted) return;
-  // No create_test_branch was emitted while the base was unknown, so there is nothing to delete.
-  if (run.baseSha !== null) {
-    if (run.testPullRequest && run.testBranchSha !== null) draft.emit(closeTestPullRequest(run));
-    draft.emit(deleteTestBranch(run));
-  }
+  if (run.testPullRequest && run.testBranchSha !== null) draft.emit(closeTestPullRequest(run));
+  draft.emit(deleteTestBranch(run));
   draft.putRun({ ...run, branchDeleted: true });
 }
 

@@ -1,10 +1,6 @@
 import { releaseStarted, removeFromQueue } from "./abandonment.ts";
-import {
-  createTestBranch,
-  openTestPullRequest,
-  resolveRequiredStatuses,
-  testBranchName,
-} from "./commands.ts";
+import type { TestBranchMerge } from "./commands.ts";
+import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
 import { failRunTests } from "./failures.ts";
 import { compareQueueOrder, startedPrs, waitingPrs } from "./ordering.ts";
@@ -21,10 +17,13 @@ const MINUTE_MS = 60_000;
 const NO_REQUIRED_STATUSES =
   "No required statuses: set merge.required_statuses in .github/switchyard.yml or protect the branch.";
 
-/** Contract 5.8 / 5.7: new runs start only in running or draining, and not while the mode is switching. */
+/**
+ * Contract 5.8 / 5.7: new runs start only in running or draining, and not while the mode is switching; nor
+ * before the target branch exists, as there is nothing to test on.
+ */
 function canStartRuns(draft: QueueDraft): boolean {
-  const { status, pendingMode } = draft.state;
-  return (status === "running" || status === "draining") && pendingMode === null;
+  const { status, pendingMode, target } = draft.state;
+  return (status === "running" || status === "draining") && pendingMode === null && !target.awaitingBranch;
 }
 
 /**
@@ -61,16 +60,28 @@ function preemptForUrgent(draft: QueueDraft): void {
 }
 
 /**
- * Contract 5.3 (single mode): a run tests the PR on top of every started PR ahead of it, and is built on
- * the test branch of the run of the last of them, so that its tested commit descends from theirs.
+ * How a started PR is merged into test branches: as on the branch of its own run, so that merging it on the
+ * same commit again makes the same commit (see TestBranchMerge).
+ */
+function testedMerge(draft: QueueDraft, prNumber: number): TestBranchMerge {
+  const pr = requirePr(draft, prNumber);
+  const ownRun = requireRun(draft, pr.testRunId ?? "");
+  return { number: pr.number, headSha: pr.headSha, title: pr.title, commitDate: ownRun.startedAt };
+}
+
+/**
+ * Contract 5.3 (single mode): a run tests the PR on top of every started PR ahead of it. It is built on the
+ * tested commit of the run of the last of them when that exists, else from the target head through every PR
+ * ahead: either way its branch is built at once, without waiting for the branches of the runs ahead, and its
+ * tested commit descends from theirs.
  */
 function startRun(draft: QueueDraft, prNumbers: readonly number[]): void {
   const state = draft.state;
   const id = `${state.queueId}-${state.nextRunSeq}`;
   const dependsOn = startedPrs(state);
   const lastAhead = dependsOn.at(-1);
-  const baseRun = lastAhead === undefined ? undefined : relevantRun(state, requirePr(draft, lastAhead));
-  const baseSha = baseRun === undefined ? state.target.headSha : baseRun.testBranchSha;
+  const runAhead = lastAhead === undefined ? undefined : relevantRun(state, requirePr(draft, lastAhead));
+  const baseRun = runAhead?.testBranchSha == null ? undefined : runAhead;
   const override = state.settings.requiredStatuses;
   const requiredStatuses = override !== null && override.length > 0 ? override : null;
   const run: TestRun = {
@@ -83,7 +94,7 @@ function startRun(draft: QueueDraft, prNumbers: readonly number[]): void {
     basisSha: state.target.basisSha,
     mergeCountAtStart: state.target.mergeCount,
     baseRunId: baseRun?.id ?? null,
-    baseSha,
+    baseSha: baseRun?.testBranchSha ?? state.target.headSha,
     testBranch: testBranchName(state, id),
     testBranchSha: null,
     status: "in_progress",
@@ -106,8 +117,9 @@ function startRun(draft: QueueDraft, prNumbers: readonly number[]): void {
       testRunId: id,
     });
   }
-  if (baseSha !== null) draft.emit(createTestBranch(run, baseSha));
-  if (requiredStatuses === null) draft.emit(resolveRequiredStatuses(state, run));
+  const ahead = baseRun === undefined ? dependsOn.map((prNumber) => testedMerge(draft, prNumber)) : [];
+  const own = prNumbers.map((prNumber) => testedMerge(draft, prNumber));
+  draft.emit(createTestBranch(state, run, [...ahead, ...own]));
 }
 
 /** Contract 5.2: the first `concurrency` ready PRs test at once, each on top of the ones ahead. */
@@ -164,34 +176,44 @@ export function onTestBranchCreated(draft: QueueDraft, runId: string, sha: strin
   const run = draft.run(runId);
   if (run === undefined || run.testBranchSha !== null) return;
   draft.putRun({ ...run, testBranchSha: sha });
-  // Even a run that ended before its branch existed (a timeout) hands its commit to the runs built on it.
-  for (const waiting of inProgressRuns(draft.state)) {
-    if (waiting.baseRunId === runId && waiting.baseSha === null) {
-      draft.putRun({ ...waiting, baseSha: sha });
-      draft.emit(createTestBranch(waiting, sha));
-    }
-  }
   if (run.status !== "in_progress") return;
   if (run.testPullRequest) draft.emit(openTestPullRequest(draft.state, run));
   evaluateRun(draft, runId);
 }
 
 /**
- * Contract 5.3: a conflict while building the test branch fails that PR; the rest is rebuilt without it.
- * It counts even when the run already timed out waiting for its branch: the PR is still waiting on it.
+ * Contract 5.3: a conflict while building the test branch fails the PR that did not merge; the rest is rebuilt
+ * without it. That may be a PR ahead, merged on the way to the run's own: it does not merge on top of the PRs
+ * ahead of it either, so it fails, and the run goes back to waiting with it. It counts even when the run
+ * already timed out waiting for its branch: the PR is still waiting on it.
  */
 export function onTestBranchConflict(draft: QueueDraft, runId: string, prNumber: number): void {
   const run = draft.run(runId);
   const pr = draft.pr(prNumber);
-  const stillOnRun = pr?.testRunId === runId && (pr.state === "testing" || pr.state === "pending_failure");
-  if (run === undefined || run.testBranchSha !== null || !stillOnRun) return;
+  if (run === undefined || pr === undefined || run.testBranchSha !== null) return;
   const detail = `#${prNumber} does not merge cleanly on top of ${draft.state.targetBranch} and the PRs ahead of it.`;
-  endRun(draft, runId, "failed", "merge_conflict", detail);
-  // Whatever was built on it, or tested with it, is rebuilt without it.
-  removeFromQueue(draft, prNumber, { to: "failed", reason: "merge_conflict", detail });
+  const ownPr = pr.testRunId === runId && (pr.state === "testing" || pr.state === "pending_failure");
+  if (ownPr) endRun(draft, runId, "failed", "merge_conflict", detail);
+  const ahead = run.status === "in_progress" && run.dependsOn.includes(prNumber);
+  if (ownPr || (ahead && isStarted(pr.state) && !draft.state.merging?.prNumbers.includes(prNumber))) {
+    // Whatever was built on it, or tested with it, is rebuilt without it.
+    removeFromQueue(draft, prNumber, { to: "failed", reason: "merge_conflict", detail });
+  } else if (ahead) {
+    // It merged (or is merging) meanwhile, so its conflict is with a base the target no longer holds.
+    for (const tested of run.prs) {
+      releaseStarted(draft, tested.number, {
+        to: "waiting",
+        reason: "target_moved",
+        detail: `#${prNumber} ahead of it merged meanwhile; it will be tested again on ${draft.state.targetBranch}.`,
+      });
+    }
+  }
 }
 
-/** Contract 5.3: required statuses, resolved for a run; none at all fails it at once. */
+/**
+ * Contract 5.3: required statuses, resolved for a run (with its test branch, see create_test_branch); none at
+ * all fails it at once, and nothing was built.
+ */
 export function onRequiredStatusesResolved(
   draft: QueueDraft,
   runId: string,
@@ -201,6 +223,8 @@ export function onRequiredStatusesResolved(
   const run = draft.run(runId);
   if (run?.status !== "in_progress" || run.requiredStatuses !== null) return;
   if (statuses.length === 0) {
+    // The executor builds no branch for a run without required statuses: there is none to delete.
+    draft.putRun({ ...run, branchDeleted: true });
     endRun(draft, runId, "failed", "no_required_statuses", NO_REQUIRED_STATUSES);
     for (const pr of run.prs) {
       removeFromQueue(draft, pr.number, {
@@ -212,6 +236,8 @@ export function onRequiredStatusesResolved(
     return;
   }
   draft.putRun({ ...run, requiredStatuses: statuses, requiredStatusesSource: source });
+  // The news that they are testing waited for this (see notifications.ts).
+  for (const { number } of run.prs) draft.transitioned.add(number);
   evaluateRun(draft, runId);
 }
 

@@ -126,10 +126,10 @@ export interface TestRun {
   readonly dependsOn: readonly number[];
   readonly basisSha: string;
   readonly mergeCountAtStart: number;
-  /** The run whose test branch this one is built on; null: built on the target head. */
+  /** The run whose tested commit this one is built on; null: built on the target head. */
   readonly baseRunId: string | null;
-  /** The commit the test branch starts from; null until the base run's branch exists. */
-  readonly baseSha: string | null;
+  /** The commit the test branch starts from: the base run's tested commit, else the target head. */
+  readonly baseSha: string;
   readonly testBranch: string;
   readonly testBranchSha: string | null;
   readonly status: TestRunStatus;
@@ -152,6 +152,11 @@ export interface TestRun {
  * run's predicted base with what the branch holds.
  */
 export interface TargetBranchState {
+  /**
+   * Set while the branch has not existed since the queue was created for it (a release branch made later):
+   * nothing is tested until a push shows its head, and `headSha` and `basisSha` are empty meanwhile.
+   */
+  readonly awaitingBranch?: true;
   readonly headSha: string;
   readonly basisSha: string;
   /** PRs merged by the queue so far (never reset, so merge indexes stay unique). */
@@ -200,11 +205,14 @@ export interface QueueState {
 export interface NewQueue {
   readonly queueId: string;
   readonly targetBranch: string;
-  readonly targetHeadSha: string;
+  /** Null when the branch does not exist yet. */
+  readonly targetHeadSha: string | null;
   readonly testBranchPrefix: string;
   readonly settings: QueueSettings;
   readonly status?: QueueStatus;
 }
+
+const noMerges = { mergeCount: 0, headsSeenWhileMerging: [] } as const;
 
 export function initialQueueState(queue: NewQueue): QueueState {
   return {
@@ -214,13 +222,15 @@ export function initialQueueState(queue: NewQueue): QueueState {
     settings: queue.settings,
     status: queue.status ?? "running",
     pendingMode: null,
-    target: {
-      headSha: queue.targetHeadSha,
-      basisSha: queue.targetHeadSha,
-      mergeCount: 0,
-      recentHeads: [queue.targetHeadSha],
-      headsSeenWhileMerging: [],
-    },
+    target:
+      queue.targetHeadSha === null
+        ? { awaitingBranch: true, headSha: "", basisSha: "", ...noMerges, recentHeads: [] }
+        : {
+            headSha: queue.targetHeadSha,
+            basisSha: queue.targetHeadSha,
+            ...noMerges,
+            recentHeads: [queue.targetHeadSha],
+          },
     prs: {},
     line: [],
     runs: {},

@@ -23,7 +23,8 @@ export function rebuildAllRuns(draft: QueueDraft, detail: string): void {
 
 /** Someone pushed to the target branch outside the queue: nothing tested so far is on it (contract 5.4). */
 export function moveTargetOutside(draft: QueueDraft, sha: string): void {
-  const target = draft.state.target;
+  // The first push to a branch the queue waited for creates it.
+  const { awaitingBranch: _created, ...target } = draft.state.target;
   draft.update({
     target: {
       ...target,

@@ -103,6 +103,8 @@ export type QueueView = Omit<QueueSettings, "bisectionConcurrency"> & {
   readonly state: "running" | "paused" | "draining" | "switching_modes";
   readonly branch: string;
   readonly bisectionConcurrency: number;
+  /** The branch does not exist yet: PRs wait until it is pushed. */
+  readonly waitingForBranch: boolean;
   readonly enqueuedPullRequests: EnqueuedPullRequestView[];
 };
 
@@ -114,6 +116,7 @@ export function queueView(state: QueueState): QueueView {
     state: state.pendingMode === null ? state.status : "switching_modes",
     branch: state.targetBranch,
     bisectionConcurrency: settings.bisectionConcurrency ?? settings.concurrency,
+    waitingForBranch: state.target.awaitingBranch === true,
     enqueuedPullRequests: enqueuedPullRequests(state),
   };
 }

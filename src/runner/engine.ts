@@ -32,7 +32,8 @@ export interface NewQueueRequest {
   queueId: string;
   repositoryId: string;
   branch: string;
-  targetHeadSha: string;
+  /** Null when the branch does not exist yet. */
+  targetHeadSha: string | null;
   settings: QueueSettings;
 }
 
@@ -102,12 +103,14 @@ export class MergeQueueEngine {
   }
 
   start(): void {
+    this.worker.start();
     this.scheduler.start();
   }
 
   async stop(): Promise<void> {
     await this.scheduler.stop();
     await this.worker.idle();
+    this.worker.stop();
   }
 
   /** Resolves when every command that can run now has run (tests use it to reach a quiet queue). */

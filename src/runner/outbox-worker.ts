@@ -1,15 +1,29 @@
-// Executes each queue's outbox commands in order and feeds their results back as events.
+// Executes each queue's outbox commands, each lane in order, and feeds their results back as events.
 import type { Logger } from "probot";
 import type { QueueCommand, QueueEvent } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
-import { claimNextCommand, completeCommand, type PendingCommand, postponeCommand } from "../store/outbox.ts";
+import { newId } from "../store/ids.ts";
+import {
+  claimNextCommand,
+  completeCommand,
+  type OutboxLane,
+  outboxLanes,
+  type PendingCommand,
+  postponeCommand,
+  renewClaims,
+} from "../store/outbox.ts";
 import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
-import { type CommandExecutor, isTransient } from "./command-executor.ts";
+import { type CommandExecutor, isTransient, rateLimitedUntil } from "./command-executor.ts";
 import type { QueueRunner } from "./queue-runner.ts";
 import type { GitHubPoller } from "./scheduler.ts";
 
-/** A worker that dies mid-command loses its claim after this long; another replica then takes over. */
-const leaseMs = 5 * 60_000;
+/**
+ * A claim lapses this long after its holder's last heartbeat: a replica killed mid-command holds up its queue's
+ * lane no longer than this before another replica, or the restarted process, takes the command over.
+ */
+export const leaseMs = 15_000;
+/** Three beats per lease: a live worker keeps its claims through two missed beats (a slow database). */
+const heartbeatMs = leaseMs / 3;
 const maxBackoffMs = 10 * 60_000;
 
 /** Commands whose failure does not change what the queue decides: after a refusal they are given up. */
@@ -26,8 +40,13 @@ export function backoffMs(attempts: number): number {
 }
 
 export class OutboxWorker {
+  /** Names this worker's claims: a restarted process is a new holder, and the claims of the old one lapse. */
+  readonly holder = newId();
   readonly #draining = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
+  /** Repositories GitHub rate-limited, until when (epoch ms): their commands wait without asking GitHub. */
+  readonly #rateLimited = new Map<string, number>();
+  #heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: {
@@ -40,19 +59,45 @@ export class OutboxWorker {
     },
   ) {}
 
-  /** Makes sure the queue's due commands get executed; concurrent kicks of one queue coalesce. */
+  /** Starts the heartbeat that keeps this worker's claims while their commands run. */
+  start(): void {
+    this.#heartbeat = setInterval(() => void this.heartbeat(), heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#heartbeat);
+  }
+
+  /** Renews the leases of the commands this worker is running (the timer beats; tests step it). */
+  async heartbeat(): Promise<void> {
+    if (this.#draining.size === 0) return;
+    const { store, clock, log } = this.deps;
+    try {
+      await renewClaims(store.db, { holder: this.holder, now: clock(), leaseMs });
+    } catch (error) {
+      log.warn({ err: error }, "renewing outbox claims failed; the next beat tries again");
+    }
+  }
+
+  /** Makes sure the queue's due commands get executed; concurrent kicks of one queue's lane coalesce. */
   kick(queueId: string): void {
-    if (this.#draining.has(queueId)) {
-      this.#again.add(queueId);
+    for (const lane of outboxLanes) this.#kickLane(queueId, lane);
+  }
+
+  #kickLane(queueId: string, lane: OutboxLane): void {
+    const key = `${lane}:${queueId}`;
+    if (this.#draining.has(key)) {
+      this.#again.add(key);
       return;
     }
-    const drain = this.#drain(queueId)
-      .catch((error: unknown) => this.deps.log.error({ err: error, queueId }, "outbox drain failed"))
+    const drain = this.#drain(queueId, lane)
+      .catch((error: unknown) => this.deps.log.error({ err: error, queueId, lane }, "outbox drain failed"))
       .finally(() => {
-        this.#draining.delete(queueId);
-        if (this.#again.delete(queueId)) this.kick(queueId);
+        this.#draining.delete(key);
+        if (this.#again.delete(key)) this.#kickLane(queueId, lane);
       });
-    this.#draining.set(queueId, drain);
+    this.#draining.set(key, drain);
   }
 
   /** Resolves once no queue is being drained (tests and shutdown wait on it). */
@@ -60,10 +105,11 @@ export class OutboxWorker {
     while (this.#draining.size > 0) await Promise.all(this.#draining.values());
   }
 
-  async #drain(queueId: string): Promise<void> {
+  async #drain(queueId: string, lane: OutboxLane): Promise<void> {
     const { store, clock } = this.deps;
     for (;;) {
-      const pending = await claimNextCommand(store.db, queueId, clock(), leaseMs);
+      const claim = { holder: this.holder, now: clock(), leaseMs };
+      const pending = await claimNextCommand(store.db, queueId, lane, claim);
       if (pending === undefined) return;
       if (!(await this.#execute(pending))) return;
     }
@@ -98,11 +144,20 @@ export class OutboxWorker {
     }
   }
 
-  /** Returns whether the queue may go on with its next command. */
+  /** Returns whether the lane may go on with its next command. */
   async #execute(pending: PendingCommand): Promise<boolean> {
     const { store, runner, executor, clock, log } = this.deps;
     const location = await queueLocation(store.db, pending.queueId);
     if (location === undefined) return false;
+    const limitedUntil = this.#rateLimitedUntil(location.repositoryId);
+    if (limitedUntil !== undefined) {
+      await postponeCommand(store.db, pending.id, this.holder, {
+        attempts: pending.attempts,
+        nextAttemptAt: limitedUntil,
+        error: "waiting for GitHub's rate limit on the repository to lift",
+      });
+      return false;
+    }
     const context = { queueId: pending.queueId, command: pending.command.type, key: pending.command.key };
     try {
       const events = await executor.execute(location, pending.command);
@@ -117,9 +172,21 @@ export class OutboxWorker {
         return true;
       }
       const attempts = pending.attempts + 1;
-      log.error({ ...context, err: error, attempts }, "command failed; it will be retried");
-      await postponeCommand(store.db, pending.id, attempts, clock() + backoffMs(attempts), message);
+      // GitHub said when to come back: the repository's other commands wait too rather than provoke it again,
+      // and other repositories' queues go on.
+      const retryAt = rateLimitedUntil(error, clock());
+      if (retryAt !== undefined) this.#rateLimited.set(location.repositoryId, retryAt);
+      const nextAttemptAt = retryAt ?? clock() + backoffMs(attempts);
+      log.error({ ...context, err: error, attempts, nextAttemptAt }, "command failed; it will be retried");
+      await postponeCommand(store.db, pending.id, this.holder, { attempts, nextAttemptAt, error: message });
       return false;
     }
+  }
+
+  #rateLimitedUntil(repositoryId: string): number | undefined {
+    const until = this.#rateLimited.get(repositoryId);
+    if (until === undefined || until > this.deps.clock()) return until;
+    this.#rateLimited.delete(repositoryId);
+    return undefined;
   }
 }

@@ -55,6 +55,10 @@ export class QueueRunner {
         ) {
           return undefined;
         }
+        // A command whose claim lapsed mid-run may have been run and reported by another replica already.
+        if (completesCommandId !== undefined && !(await completeCommand(trx, completesCommandId, now))) {
+          return undefined;
+        }
         const stored = await loadQueueState(trx, queueId);
         if (stored === undefined) return undefined;
         let state = stored.state;
@@ -65,7 +69,6 @@ export class QueueRunner {
           commands.push(...result.commands);
         }
         state = compact(state, now);
-        if (completesCommandId !== undefined) await completeCommand(trx, completesCommandId, now);
         if (state !== stored.state || commands.length > 0) {
           await saveQueueStep(trx, {
             stored,

@@ -1,4 +1,4 @@
-// Row types of the merge queue engine's tables (migration 0003).
+// Row types of the merge queue engine's tables (migration 0003; the outbox's claims and lanes, 0008).
 export interface QueueStatesTable {
   queue_id: string;
   /** The queue core's QueueState as JSON: the source of truth of the queue. */
@@ -11,10 +11,16 @@ export interface QueueStatesTable {
   updated_at: number;
 }
 
+/**
+ * "effects": what the queue waits for (test branches, merges, cancellations); "notifications": what only tells
+ * people (commit statuses, PR comments).
+ */
+export type OutboxLane = "effects" | "notifications";
+
 export interface OutboxCommandsTable {
   id: string;
   queue_id: string;
-  /** Commands of one queue execute in this order. */
+  /** Commands of one lane of a queue execute in this order. */
   seq: number;
   /** The QueueCommand as JSON. */
   command: string;
@@ -23,6 +29,12 @@ export interface OutboxCommandsTable {
   next_attempt_at: number;
   /** A worker that claimed the command owns it until then (several replicas share the outbox). */
   claimed_until: number | null;
+  /** The worker holding the claim (migration 0008): only it renews the lease. */
+  claimed_by: string | null;
+  /** Each lane of a queue runs in `seq` order, independently of the other. */
+  lane: OutboxLane;
+  /** A newer pending command with the same key makes this one pointless (a status or comment edit). */
+  supersession_key: string | null;
   completed_at: number | null;
   last_error: string | null;
 }

@@ -10,7 +10,7 @@ import {
   testRunView,
 } from "../queue/index.ts";
 import type { Dialect } from "./database.ts";
-import { newId } from "./ids.ts";
+import { enqueueCommands } from "./outbox.ts";
 import { advanceCounters, countersAdvancedBy } from "./queue-metrics.ts";
 import { queueColumns } from "./queues.ts";
 import type { Database } from "./schema.ts";
@@ -120,22 +120,7 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
     })
     .where("queue_id", "=", stored.queueId)
     .execute();
-  if (commands.length > 0) {
-    await trx
-      .insertInto("outbox_commands")
-      .values(
-        commands.map((command, index) => ({
-          id: newId(),
-          queue_id: stored.queueId,
-          seq: stored.nextCommandSeq + index,
-          command: JSON.stringify(command),
-          created_at: now,
-          attempts: 0,
-          next_attempt_at: now,
-        })),
-      )
-      .execute();
-  }
+  await enqueueCommands(trx, stored.queueId, stored.nextCommandSeq, commands, now);
   await projectSubmissions(trx, stored.state, next);
   await projectTestRuns(trx, stored.state, next, step.prUrl);
   await advanceCounters(trx, stored.queueId, countersAdvancedBy(stored.state, next));

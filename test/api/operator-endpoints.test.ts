@@ -28,6 +28,16 @@ describe.each(testDialects)("operator endpoints on %s", (dialect) => {
     expect(await head.text()).toBe("");
   });
 
+  it("/ names where to go: the API's description, the test pages and the probes", async () => {
+    await start();
+    const response = await fetch(`${server.url}/`);
+    expect(response.status).toBe(200);
+    const { links } = (await response.json()) as { links: Record<string, string> };
+    expect(links).toMatchObject({ apiDocs: "/v1/openapi.json", health: "/healthz", readiness: "/readyz" });
+    expect((await fetch(`${server.url}${links.apiDocs}`)).status).toBe(200);
+    expect(links.testHealthPages).toBe("/tests/{host}/{owner}/{name}");
+  });
+
   it("/readyz is 200 once the database answers and holds the latest migration", async () => {
     await start();
     const response = await fetch(`${server.url}/readyz`);

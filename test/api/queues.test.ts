@@ -35,6 +35,7 @@ describe.each(testDialects)("queue administration over HTTP on %s", (dialect) =>
       directMergeMode: "off",
       optimizationMode: "off",
       mergeMethod: "squash",
+      waitingForBranch: false,
       enqueuedPullRequests: [],
     });
   });
@@ -78,10 +79,56 @@ describe.each(testDialects)("queue administration over HTTP on %s", (dialect) =>
     expect(duplicate.body.code).toBe("queue_exists");
   });
 
-  it("answers 404 branch_not_found for a branch the repository does not have", async () => {
-    const { status, body } = await scenario.api("createQueue", { repo, targetBranch: "nope" });
-    expect(status).toBe(404);
-    expect(body.code).toBe("branch_not_found");
+  describe("for a branch the repository does not have yet", () => {
+    const release = "release/2.0";
+    const createQueue = () =>
+      scenario.api("createQueue", { repo, targetBranch: release, requiredStatuses: ["ci"] });
+    const getQueue = async () => (await scenario.api("getQueue", { repo, targetBranch: release })).body;
+    const submitAndPass = async () => {
+      scenario.repo.openPullRequest({
+        number: 1,
+        title: "Fix",
+        author: "alice",
+        base: release,
+        files: { "src/fix.ts": "fix\n" },
+      });
+      await scenario.api("submitPullRequest", { repo, targetBranch: release, pr: { number: 1 } });
+      await scenario.settle();
+      const pr = await scenario.api("getSubmittedPullRequest", {
+        repo,
+        targetBranch: release,
+        pr: { number: 1 },
+      });
+      expect(pr.body.state).toBe("testing");
+      const run = await scenario.api("getMergeQueueTestingDetails", {
+        repo,
+        targetBranch: release,
+        testRunId: pr.body.testRunId,
+      });
+      scenario.repo.reportStatus(run.body.testBranchSha, "ci", "success");
+      await scenario.settle();
+      expect(scenario.repo.fileAt(release, "src/fix.ts")).toBe("fix\n");
+    };
+
+    it("creates the queue, which says it waits for the branch and works once the branch is pushed", async () => {
+      const { status, body } = await createQueue();
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ state: "running", branch: release, waitingForBranch: true });
+      expect(await getQueue()).toMatchObject({ state: "running", waitingForBranch: true });
+
+      scenario.repo.createBranch(release);
+      await scenario.settle();
+      expect(await getQueue()).toMatchObject({ state: "running", waitingForBranch: false });
+      await submitAndPass();
+    });
+
+    it("learns the branch at the first submission when the push's webhook was lost", async () => {
+      await createQueue();
+      scenario.repo.createBranch(release);
+      scenario.fake.takeWebhooks();
+      await submitAndPass();
+      expect(await getQueue()).toMatchObject({ waitingForBranch: false });
+    });
   });
 
   it("answers 404 repo_not_installed when the app is not on the repository", async () => {

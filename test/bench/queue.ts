@@ -1,7 +1,13 @@
-// npm run bench:queue — the queue core's step time with 1,000 PRs queued, and webhook events processed per
-// second end to end (signed HTTP delivery → translation → step → SQLite transaction) on this machine.
+// npm run bench:queue — the queue core's step time with 1,000 PRs queued, webhook events processed per
+// second end to end (signed HTTP delivery → translation → step → SQLite transaction) on this machine, and
+// the queue policies compared by the simulator on the stress day and the typical day, 10 pooled seeds each.
 import { performance } from "node:perf_hooks";
 import { step, type QueueEvent, type QueueState } from "../../src/queue/index.ts";
+import { generateDay, type SimulationModel } from "../../src/simulator/model.ts";
+import { parsePolicies } from "../../src/simulator/policy-spec.ts";
+import { playQueue } from "../../src/simulator/queue-policy.ts";
+import { formatComparison } from "../../src/simulator/report.ts";
+import { compare } from "../../src/simulator/simulate.ts";
 import { aPr, aQueue, T0 } from "../support/queue-factories.ts";
 import { repoRef as repo, startScenario } from "../support/queue-scenario.ts";
 import { deliverWebhook } from "../support/webhooks.ts";
@@ -106,6 +112,51 @@ async function benchWebhooks(): Promise<string> {
   }
 }
 
+const stressDay: SimulationModel = {
+  arrivalsPerHour: 30,
+  ciMinutes: 30,
+  jitter: 0.1,
+  broken: 0.1,
+  flaky: 0.05,
+  hours: 24,
+  conflicts: 0,
+  ciDurations: null,
+};
+const typicalDay: SimulationModel = { ...stressDay, arrivalsPerHour: 10 };
+
+/** Concurrency, optimistic merging with depth 1 and 2, and the batching settings (passed to the core as set). */
+const POLICIES = parsePolicies(
+  [
+    "k=4",
+    "k=8",
+    "k=4,optimistic,d=1",
+    "k=4,optimistic,d=2",
+    "k=8,optimistic",
+    "k=8,optimistic,d=1",
+    "k=8,optimistic,d=2",
+    "k=8,batch=4",
+    "k=8,batch=4,optimistic,d=2",
+    "k=8,batch=4,wait=10,bisection=4,skip-redundant-tests",
+  ].join(";"),
+);
+
+function benchPolicies(): string[] {
+  const started = performance.now();
+  playQueue(generateDay(stressDay, 1), POLICIES[7]!.settings);
+  const oneDay = `one stress day (24 h at 30 PRs/h) through the core at ${POLICIES[7]!.label}: ${((performance.now() - started) / 1000).toFixed(2)} s`;
+  return [
+    oneDay,
+    ...[
+      ["Stress day", stressDay],
+      ["Typical day", typicalDay],
+    ].map(([name, model]) => {
+      const comparison = compare({ model: model as SimulationModel, policies: POLICIES, seed: 1, days: 10 });
+      return `\n${String(name)}: ${formatComparison(comparison)}`;
+    }),
+  ];
+}
+
 console.log("Switchyard queue benchmark (this machine)");
 for (const line of benchStep()) console.log(line);
 console.log(await benchWebhooks());
+for (const line of benchPolicies()) console.log(line);

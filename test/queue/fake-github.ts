@@ -1,4 +1,4 @@
-import type { QueueCommand, QueueEvent } from "../../src/queue/index.ts";
+import type { QueueCommand, QueueEvent, TestBranchMerge } from "../../src/queue/index.ts";
 
 /** A commit of the fake repository: what it holds is the list of changes applied since the root. */
 interface FakeCommit {
@@ -21,13 +21,14 @@ export interface FakePullRequest {
   mergeSha: string | null;
 }
 
-/** What executing one command did: the result event for the queue, and webhooks GitHub sends later. */
+/** What executing one command did: the result events for the queue, and webhooks GitHub sends later. */
 export interface Execution {
-  readonly result: QueueEvent | null;
+  readonly results: readonly QueueEvent[];
   readonly webhooks: readonly QueueEvent[];
 }
 
-function change(prNumber: number, headSha: string): string {
+/** What merging one head of a PR adds to a commit. */
+export function change(prNumber: number, headSha: string): string {
   return `#${prNumber}@${headSha}`;
 }
 
@@ -49,6 +50,7 @@ export class FakeGitHub {
   /** Commits a success of the required check `ci` was reported on: what "tested" means. */
   readonly passed = new Set<string>();
   private readonly commits = new Map<string, FakeCommit>();
+  private readonly mergeCommits = new Map<string, string>();
   private nextCommit = 1;
   private nextReport = 1;
   private outsidePushes = 0;
@@ -60,6 +62,20 @@ export class FakeGitHub {
   private commit(parent: string | null, content: readonly string[]): string {
     const sha = `c${this.nextCommit++}`;
     this.commits.set(sha, { sha, parent, content });
+    return sha;
+  }
+
+  /**
+   * The merge commit of a PR head on `parent`. Like git's, a merge commit is named by what it holds: merging
+   * the same head (with the same message and date) on the same commit makes the same commit again.
+   */
+  private mergeCommit(parent: string, pr: TestBranchMerge): string {
+    const key = `${parent}+${change(pr.number, pr.headSha)}@${pr.commitDate}:${pr.title}`;
+    let sha = this.mergeCommits.get(key);
+    if (sha === undefined) {
+      sha = this.commit(parent, [...this.contentOf(parent), change(pr.number, pr.headSha)]);
+      this.mergeCommits.set(key, sha);
+    }
     return sha;
   }
 
@@ -157,53 +173,50 @@ export class FakeGitHub {
         return this.createTestBranch(command);
       case "delete_test_branch":
         this.branches.delete(command.branch);
-        return { result: null, webhooks: [] };
+        return { results: [], webhooks: [] };
       case "open_test_pull_request":
         if (!this.branches.has(command.branch))
           throw new Error(`test PR for missing branch ${command.branch}`);
         this.testPullRequests.add(command.branch);
-        return { result: null, webhooks: [] };
+        return { results: [], webhooks: [] };
       case "close_test_pull_request":
         this.testPullRequests.delete(command.branch);
-        return { result: null, webhooks: [] };
-      case "resolve_required_statuses":
-        return {
-          result: {
-            type: "required_statuses_resolved",
-            runId: command.runId,
-            statuses: ["ci"],
-            source: "service_config",
-          },
-          webhooks: [],
-        };
+        return { results: [], webhooks: [] };
       case "fast_forward_target":
         return this.fastForward(command);
       case "merge_pull_request":
         return this.mergePullRequest(command);
       case "set_commit_status":
       case "upsert_pr_comment":
-        return { result: null, webhooks: [] };
+        return { results: [], webhooks: [] };
     }
   }
 
   private createTestBranch(command: Extract<QueueCommand, { type: "create_test_branch" }>): Execution {
+    const resolution: QueueEvent[] =
+      command.resolveRequiredStatusesOf === null
+        ? []
+        : [
+            {
+              type: "required_statuses_resolved",
+              runId: command.runId,
+              statuses: ["ci"],
+              source: "service_config",
+            },
+          ];
+    const built = (result: QueueEvent): Execution => ({ results: [...resolution, result], webhooks: [] });
     const existing = this.branches.get(command.branch);
-    if (existing !== undefined) {
-      return { result: { type: "test_branch_created", runId: command.runId, sha: existing }, webhooks: [] };
-    }
+    if (existing !== undefined)
+      return built({ type: "test_branch_created", runId: command.runId, sha: existing });
     let sha = command.baseSha;
     for (const pr of command.prs) {
-      if (this.pullRequest(pr.number).conflicts) {
-        return {
-          result: { type: "test_branch_conflict", runId: command.runId, prNumber: pr.number },
-          webhooks: [],
-        };
-      }
-      sha = this.commit(sha, [...this.contentOf(sha), change(pr.number, pr.headSha)]);
+      if (this.pullRequest(pr.number).conflicts)
+        return built({ type: "test_branch_conflict", runId: command.runId, prNumber: pr.number });
+      sha = this.mergeCommit(sha, pr);
     }
     this.branches.set(command.branch, sha);
     this.testBranchCommits.push(sha);
-    return { result: { type: "test_branch_created", runId: command.runId, sha }, webhooks: [] };
+    return built({ type: "test_branch_created", runId: command.runId, sha });
   }
 
   private moveTarget(sha: string, prNumbers: readonly number[]): readonly QueueEvent[] {
@@ -225,33 +238,41 @@ export class FakeGitHub {
 
   private fastForward(command: Extract<QueueCommand, { type: "fast_forward_target" }>): Execution {
     const succeeded: QueueEvent = { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
-    if (this.target === command.sha) return { result: succeeded, webhooks: [] };
-    if (this.target !== command.expectedHeadSha || !this.isAncestor(this.target, command.sha)) {
+    if (this.target === command.sha) return { results: [succeeded], webhooks: [] };
+    // The queue expects the head GitHub has, so the tested commit must be built on it: else git refuses the
+    // fast-forward, and the queue would take its own head for a push from outside.
+    if (this.target === command.expectedHeadSha && !this.isAncestor(this.target, command.sha))
+      throw new Error(
+        `tested commit ${command.sha} does not descend from ${this.targetBranch} ${this.target}`,
+      );
+    if (this.target !== command.expectedHeadSha) {
       return {
-        result: {
-          type: "merge_failed",
-          mergeId: command.mergeId,
-          prNumber: command.prNumbers[0] as number,
-          failure: { kind: "target_moved", headSha: this.target },
-        },
+        results: [
+          {
+            type: "merge_failed",
+            mergeId: command.mergeId,
+            prNumber: command.prNumbers[0] as number,
+            failure: { kind: "target_moved", headSha: this.target },
+          },
+        ],
         webhooks: [],
       };
     }
     // Not Rocket Science: the target only ever moves to a commit that passed its required statuses.
     if (!this.passed.has(command.sha))
       throw new Error(`fast-forward of ${this.targetBranch} to untested ${command.sha}`);
-    return { result: succeeded, webhooks: this.moveTarget(command.sha, command.prNumbers) };
+    return { results: [succeeded], webhooks: this.moveTarget(command.sha, command.prNumbers) };
   }
 
   private mergePullRequest(command: Extract<QueueCommand, { type: "merge_pull_request" }>): Execution {
     const pr = this.pullRequest(command.prNumber);
     const failed = (failure: Extract<QueueEvent, { type: "merge_failed" }>["failure"]): Execution => ({
-      result: { type: "merge_failed", mergeId: command.mergeId, prNumber: pr.number, failure },
+      results: [{ type: "merge_failed", mergeId: command.mergeId, prNumber: pr.number, failure }],
       webhooks: [],
     });
     if (pr.merged && pr.mergeSha !== null) {
       return {
-        result: { type: "merge_succeeded", mergeId: command.mergeId, sha: pr.mergeSha },
+        results: [{ type: "merge_succeeded", mergeId: command.mergeId, sha: pr.mergeSha }],
         webhooks: [],
       };
     }
@@ -266,7 +287,7 @@ export class FakeGitHub {
       throw new Error(`merge of #${pr.number} makes ${this.targetBranch} hold untested ${content.join(" ")}`);
     const sha = this.commit(this.target, content);
     return {
-      result: { type: "merge_succeeded", mergeId: command.mergeId, sha },
+      results: [{ type: "merge_succeeded", mergeId: command.mergeId, sha }],
       webhooks: this.moveTarget(sha, [pr.number]),
     };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aCheckRun, aCommitStatus, aPr, aScenario, branchShaOf } from "../support/queue-factories.ts";
+import { aCheckRun, aCommitStatus, aPr, aScenario, branchShaOf, T0 } from "../support/queue-factories.ts";
 
 describe("test runs (contract 5.3)", () => {
   it("starts a ready PR's run on the target head, on a branch named after the run", () => {
@@ -19,7 +19,8 @@ describe("test runs (contract 5.3)", () => {
         runId: "q-1",
         branch: "mq/main/q-1",
         baseSha: "main-0",
-        prs: [{ number: 1, headSha: "head-1", title: "Change 1" }],
+        prs: [{ number: 1, headSha: "head-1", title: "Change 1", commitDate: T0 }],
+        resolveRequiredStatusesOf: null,
       },
     ]);
   });
@@ -34,14 +35,48 @@ describe("test runs (contract 5.3)", () => {
     const queue = aScenario({ concurrency: 2 }).submit(1, 2, 3);
 
     expect([1, 2, 3].map((number) => queue.stateOf(number))).toEqual(["testing", "testing", "pending"]);
-    expect(queue.runOf(2)).toMatchObject({ dependsOn: [1], baseRunId: "q-1", baseSha: null });
+    expect(queue.runOf(2)).toMatchObject({ dependsOn: [1] });
   });
 
-  it("creates a run's branch once the branch it is built on exists", () => {
-    const queue = aScenario({ concurrency: 2 }).submit(1, 2);
+  it("builds the test branches of N runs started together at once, each from the target through the PRs ahead", () => {
+    const queue = aScenario({ concurrency: 3 }, "paused").submit(1, 2, 3);
 
+    queue.on({ type: "queue_updated", settings: {}, status: "running" });
+
+    const merge = (number: number, runId: string) => ({
+      number,
+      headSha: `head-${number}`,
+      title: `Change ${number}`,
+      commitDate: queue.state.runs[runId]?.startedAt,
+    });
+    expect(queue.commandsOf("create_test_branch")).toEqual([
+      expect.objectContaining({ runId: "q-1", baseSha: "main-0", prs: [merge(1, "q-1")] }),
+      expect.objectContaining({ runId: "q-2", baseSha: "main-0", prs: [merge(1, "q-1"), merge(2, "q-2")] }),
+      expect.objectContaining({
+        runId: "q-3",
+        baseSha: "main-0",
+        prs: [merge(1, "q-1"), merge(2, "q-2"), merge(3, "q-3")],
+      }),
+    ]);
+    expect(queue.runOf(3)).toMatchObject({ dependsOn: [1, 2], baseRunId: null, baseSha: "main-0" });
+  });
+
+  it("merges each PR ahead as its own run did, so the same merges make the same commits", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1);
+    const ownMerge = queue.commandsOf("create_test_branch")[0]?.prs[0];
+
+    queue.advance(5).submit(2);
+
+    expect(queue.commandsOf("create_test_branch")[0]?.prs[0]).toEqual(ownMerge);
+  });
+
+  it("builds a run on the tested commit of the run ahead once that exists", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1);
     queue.on({ type: "test_branch_created", runId: "q-1", sha: "sha-1" });
 
+    queue.submit(2);
+
+    expect(queue.runOf(2)).toMatchObject({ dependsOn: [1], baseRunId: "q-1", baseSha: "sha-1" });
     expect(queue.commandsOf("create_test_branch")).toEqual([
       expect.objectContaining({
         runId: "q-2",
@@ -51,6 +86,17 @@ describe("test runs (contract 5.3)", () => {
     ]);
   });
 
+  it("fails the PR ahead, not the run's own, when the PR ahead does not merge on the way", () => {
+    const queue = aScenario({ concurrency: 3 }).submit(1, 2, 3);
+
+    queue.on({ type: "test_branch_conflict", runId: "q-3", prNumber: 2 });
+
+    expect(queue.pr(2)).toMatchObject({ state: "failed", stateReason: "merge_conflict" });
+    expect(queue.stateOf(1)).toBe("testing");
+    expect(queue.runOf(3)).toMatchObject({ id: "q-4", dependsOn: [1] });
+    expect(queue.pr(3).history.map((step) => step.reason)).toContain("pr_ahead_failed");
+  });
+
   it("uses the queue's own required statuses without asking the repo", () => {
     const queue = aScenario({ requiredStatuses: ["ci", "lint"] }).submit(1);
 
@@ -58,20 +104,13 @@ describe("test runs (contract 5.3)", () => {
       requiredStatuses: ["ci", "lint"],
       requiredStatusesSource: "merge_instance",
     });
-    expect(queue.commandsOf("resolve_required_statuses")).toEqual([]);
+    expect(queue.commandsOf("create_test_branch")[0]?.resolveRequiredStatusesOf).toBeNull();
   });
 
-  it("asks for the repo's required statuses when the queue sets none", () => {
+  it("asks for the repo's required statuses with the test branch when the queue sets none", () => {
     const queue = aScenario({ requiredStatuses: null }).submit(1);
 
-    expect(queue.commandsOf("resolve_required_statuses")).toEqual([
-      {
-        type: "resolve_required_statuses",
-        key: "resolve-required-statuses:q-1",
-        runId: "q-1",
-        targetBranch: "main",
-      },
-    ]);
+    expect(queue.commandsOf("create_test_branch")[0]?.resolveRequiredStatusesOf).toBe("main");
 
     queue.on({
       type: "required_statuses_resolved",
@@ -122,6 +161,8 @@ describe("test runs (contract 5.3)", () => {
 
     expect(queue.pr(1)).toMatchObject({ state: "failed", stateReason: "no_required_statuses" });
     expect(queue.pr(1).stateDetail).toContain("merge.required_statuses");
+    // Nothing was built for it.
+    expect(queue.commandsOf("delete_test_branch")).toEqual([]);
   });
 
   it("passes a run when every required status succeeded on its test branch commit", () => {
@@ -232,9 +273,22 @@ describe("test runs (contract 5.3)", () => {
     expect(queue.runOf(3)).toMatchObject({ id: "q-4", dependsOn: [2] });
   });
 
+  it("rebuilds a run on the target when a PR ahead that merged meanwhile did not merge on the way", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1, 2);
+    queue.on({ type: "test_branch_created", runId: "q-1", sha: branchShaOf("q-1") });
+    queue.on({ type: "status_reported", sha: branchShaOf("q-1"), report: aCheckRun() });
+    queue.mergeSucceeds();
+    expect(queue.stateOf(1)).toBe("merged");
+
+    queue.on({ type: "test_branch_conflict", runId: "q-2", prNumber: 1 });
+
+    expect(queue.pr(2).history.map((step) => step.reason)).toContain("target_moved");
+    expect(queue.runOf(2)).toMatchObject({ id: "q-3", dependsOn: [], baseSha: "main-1" });
+  });
+
   describe("when a run timed out before its test branch was created", () => {
     // #1 and #2 time out; #1 waits for the runs behind it (optimistic, depth 2), #2 for #1 ahead of it,
-    // and #3 started on top of #2, whose branch it needs.
+    // and #3 started on top of #2, whose branch does not exist.
     function timedOutBeforeItsBranch() {
       const queue = aScenario({
         concurrency: 2,
@@ -249,7 +303,6 @@ describe("test runs (contract 5.3)", () => {
         "pending_failure",
         "testing",
       ]);
-      expect(queue.runOf(3)).toMatchObject({ baseRunId: "q-2", baseSha: null });
       return queue;
     }
 
@@ -262,14 +315,10 @@ describe("test runs (contract 5.3)", () => {
       expect(queue.runOf(3)).toMatchObject({ dependsOn: [1], baseSha: "sha-1" });
     });
 
-    it("still hands the branch's commit, once created, to the run built on it", () => {
+    it("builds the run behind from the target through both PRs ahead, without waiting for the branch", () => {
       const queue = timedOutBeforeItsBranch();
 
-      queue.on({ type: "test_branch_created", runId: "q-2", sha: "late" });
-
-      expect(queue.commandsOf("create_test_branch")).toEqual([
-        expect.objectContaining({ runId: "q-3", baseSha: "late" }),
-      ]);
+      expect(queue.runOf(3)).toMatchObject({ dependsOn: [1, 2], baseRunId: null, baseSha: "main-0" });
     });
   });
 

@@ -12,7 +12,7 @@ import {
   initialQueueState,
   step,
 } from "../../src/queue/index.ts";
-import { FakeGitHub } from "./fake-github.ts";
+import { change, FakeGitHub } from "./fake-github.ts";
 import { checkInvariants } from "./invariants.ts";
 
 const SECOND = 1_000;
@@ -81,6 +81,8 @@ export class Simulation {
   readonly received: QueueEvent[] = [];
   readonly keys = new Set<string>();
   readonly submitted = new Set<number>();
+  /** What each run must test, as the queue stood when it started. */
+  private readonly predictedContent = new Map<string, readonly string[]>();
   private maxConcurrency: number;
   private submissions = 0;
 
@@ -120,7 +122,27 @@ export class Simulation {
     this.state = state;
     this.outbox.push(...commands);
     checkInvariants(state, this.maxConcurrency);
+    this.checkTestedContent(before, event);
     if (REPEATABLE.has(event.type) && known) this.received.push(event);
+  }
+
+  /**
+   * Contract 5.3: a run tests the target head it started on, plus every PR ahead, plus its own, merged in
+   * that order, whatever commit its branch was built from.
+   */
+  private checkTestedContent(before: QueueState, event: QueueEvent): void {
+    for (const run of Object.values(this.state.runs)) {
+      if (before.runs[run.id] !== undefined) continue;
+      const merged = [...run.dependsOn.map((prNumber) => this.state.prs[prNumber]), ...run.prs];
+      this.predictedContent.set(run.id, [
+        ...this.github.contentOf(this.state.target.headSha),
+        ...merged.map((pr) => change(pr?.number ?? 0, pr?.headSha ?? "")),
+      ]);
+    }
+    if (event.type !== "test_branch_created" || before.runs[event.runId]?.testBranchSha !== null) return;
+    expect(this.github.contentOf(event.sha), `run ${event.runId} tests its predicted future`).toEqual(
+      this.predictedContent.get(event.runId),
+    );
   }
 
   private knowsCommit(sha: string): boolean {
@@ -149,11 +171,11 @@ export class Simulation {
       this.outbox.unshift(command);
       return;
     }
-    if (execution.result !== null) this.receive(execution.result);
+    for (const result of execution.results) this.receive(result);
     if (crash === "replay") {
       const again = this.github.execute(command);
       this.webhooks.push(...again.webhooks);
-      if (again.result !== null) this.receiveAgain(again.result);
+      for (const result of again.results) this.receiveAgain(result);
     }
   }
 

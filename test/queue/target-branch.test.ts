@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { aScenario } from "../support/queue-factories.ts";
+import { initialQueueState } from "../../src/queue/index.ts";
+import { aQueue, aScenario, QueueScenario } from "../support/queue-factories.ts";
 
 describe("target branch moves (contract 5.4)", () => {
   it("rebuilds every run on the new head when someone pushes outside the queue", () => {
@@ -69,5 +70,21 @@ describe("target branch moves (contract 5.4)", () => {
     const queue = aScenario().submit(1);
 
     expect(queue.on({ type: "target_branch_moved", sha: "main-0" })).toEqual([]);
+  });
+
+  it("a queue created before its branch tests nothing until a push shows the branch, then tests on it", () => {
+    const { queueId, targetBranch, testBranchPrefix, settings } = aQueue();
+    const queue = new QueueScenario(
+      initialQueueState({ queueId, targetBranch, testBranchPrefix, settings, targetHeadSha: null }),
+    );
+    queue.submit(1);
+    expect(queue.stateOf(1)).toBe("pending");
+    expect(queue.state.runs).toEqual({});
+
+    queue.on({ type: "target_branch_moved", sha: "created-1" });
+
+    expect(queue.stateOf(1)).toBe("testing");
+    expect(queue.runOf(1)).toMatchObject({ baseSha: "created-1", basisSha: "created-1" });
+    expect(queue.state.target.awaitingBranch).toBeUndefined();
   });
 });

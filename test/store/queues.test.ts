@@ -6,8 +6,11 @@ import { deleteQueueRow, findQueue, insertQueue } from "../../src/store/queues.t
 import {
   claimNextCommand,
   completeCommand,
+  laneOf,
+  type OutboxLane,
   purgeCompletedCommands,
   queuesWithDueCommands,
+  renewClaims,
 } from "../../src/store/outbox.ts";
 import { insertQueueState, loadQueueState, saveQueueStep } from "../../src/store/queue-states.ts";
 import { findRepository, forgetInstallation, rememberRepository } from "../../src/store/repositories.ts";
@@ -136,22 +139,46 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
     expect(queueRow.required_statuses).toBe('["ci"]');
   });
 
-  it("hands out a queue's commands one at a time, in order, to one worker at a time", async () => {
+  it("hands out each lane of a queue's commands one at a time, in order, to one worker at a time", async () => {
     const { state } = await aQueue();
     const result = await saveSubmission(state);
-    expect(result.commands.length).toBeGreaterThan(1);
+    expect(result.commands.map(laneOf)).toEqual(["effects", "notifications", "notifications"]);
     expect(await queuesWithDueCommands(store.db, T0)).toEqual([state.queueId]);
-    const first = await claimNextCommand(store.db, state.queueId, T0, 60_000);
-    expect(first?.command).toEqual(result.commands[0]);
+    const claim = (lane: OutboxLane, now: number, holder = "worker-1") =>
+      claimNextCommand(store.db, state.queueId, lane, { holder, now, leaseMs: 60_000 });
+    const branch = await claim("effects", T0);
+    expect(branch?.command).toEqual(result.commands[0]);
+    // The other lane goes on beside it.
+    const status = await claim("notifications", T0);
+    expect(status?.command).toEqual(result.commands[1]);
     // Claimed: nobody else gets it, nor the command behind it, until it completes or the lease lapses.
-    expect(await claimNextCommand(store.db, state.queueId, T0 + 1, 60_000)).toBeUndefined();
-    expect(await claimNextCommand(store.db, state.queueId, T0 + 60_001, 60_000)).toMatchObject({
-      id: first?.id,
-    });
-    await completeCommand(store.db, first!.id, T0 + 2);
-    expect((await claimNextCommand(store.db, state.queueId, T0 + 70_000, 60_000))?.command).toEqual(
-      result.commands[1],
-    );
+    expect(await claim("notifications", T0 + 1, "worker-2")).toBeUndefined();
+    expect(await claim("effects", T0 + 60_001, "worker-2")).toMatchObject({ id: branch?.id });
+    await completeCommand(store.db, status!.id, T0 + 2);
+    expect((await claim("notifications", T0 + 3, "worker-2"))?.command).toEqual(result.commands[2]);
+  });
+
+  it("a heartbeat renews only its holder's claims", async () => {
+    const { state } = await aQueue();
+    await saveSubmission(state);
+    const lease = { now: T0, leaseMs: 15_000 };
+    const branch = await claimNextCommand(store.db, state.queueId, "effects", { holder: "alive", ...lease });
+    await claimNextCommand(store.db, state.queueId, "notifications", { holder: "dead", ...lease });
+    await renewClaims(store.db, { holder: "alive", now: T0 + 10_000, leaseMs: 15_000 });
+    const at = T0 + 20_000;
+    expect(
+      await claimNextCommand(store.db, state.queueId, "effects", { holder: "other", ...lease, now: at }),
+    ).toBeUndefined();
+    expect(
+      await claimNextCommand(store.db, state.queueId, "notifications", {
+        holder: "other",
+        ...lease,
+        now: at,
+      }),
+    ).toBeDefined();
+    expect(await completeCommand(store.db, branch!.id, at)).toBe(true);
+    // Completing it again (a replica whose claim had lapsed) reports that someone else did.
+    expect(await completeCommand(store.db, branch!.id, at)).toBe(false);
   });
 
   it("purges completed commands and old deliveries, keeping pending commands", async () => {
@@ -159,7 +186,11 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
     const result = await saveSubmission(state, T0, async (trx) => {
       await recordDelivery(trx, "old:q", "status", T0);
     });
-    const first = (await claimNextCommand(store.db, state.queueId, T0, 60_000))!;
+    const first = (await claimNextCommand(store.db, state.queueId, "effects", {
+      holder: "worker-1",
+      now: T0,
+      leaseMs: 60_000,
+    }))!;
     await completeCommand(store.db, first.id, T0);
     await purgeCompletedCommands(store.db, T0 + 1);
     await purgeDeliveries(store.db, T0 + 1);

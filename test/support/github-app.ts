@@ -1,5 +1,5 @@
 // A Probot instance wired for tests: a real RSA key (so JWTs are signed for real), the service's own Octokit
-// (its timeout, no retries) without throttling, and GitHub reachable only through nock.
+// (its timeout, no retries or throttling), and GitHub reachable only through a fake's fetch or nock.
 import { generateKeyPairSync } from "node:crypto";
 import { Probot } from "probot";
 import { type Logger, pino } from "pino";
@@ -29,12 +29,11 @@ export function testProbot(fetch?: typeof globalThis.fetch, log?: Logger, timeou
     privateKey: testPrivateKey(),
     secret: testWebhookSecret,
     log: log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    // A function, not an object: Probot merges its own throttle options over plain defaults, and the
-    // throttle's one-second spacing of writes would make every scenario crawl.
-    Octokit: githubOctokit({ timeoutMs }).defaults((options: Record<string, any>) => ({
-      ...options,
-      throttle: { ...options.throttle, enabled: false },
-      ...(fetch ? { request: { ...options.request, fetch } } : {}),
-    })),
+    Octokit: fetch
+      ? githubOctokit({ timeoutMs }).defaults((options: Record<string, any>) => ({
+          ...options,
+          request: { ...options.request, fetch },
+        }))
+      : githubOctokit({ timeoutMs }),
   });
 }

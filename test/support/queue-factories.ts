@@ -127,14 +127,11 @@ export class QueueScenario {
     return run;
   }
 
-  /** Creates the test branches of every run in flight whose base is known, front to back. */
+  /** Creates the test branches of every run in flight, front to back. */
   createBranches(): this {
     for (;;) {
       const run = Object.values(this.state.runs).find(
-        (candidate) =>
-          candidate.status === "in_progress" &&
-          candidate.baseSha !== null &&
-          candidate.testBranchSha === null,
+        (candidate) => candidate.status === "in_progress" && candidate.testBranchSha === null,
       );
       if (run === undefined) return this;
       this.on({ type: "test_branch_created", runId: run.id, sha: branchShaOf(run.id) });

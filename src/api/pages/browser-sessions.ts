@@ -3,6 +3,7 @@
 // HMAC-SHA256 under a per-database secret (every replica agrees). Each request looks the token up again, so a
 // revoked token ends its sessions at once.
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { FastifyRequest } from "fastify";
 
 export const SESSION_COOKIE = "switchyard_session";
 export const SESSION_LIFETIME_MS = 12 * 3600 * 1000;
@@ -78,4 +79,20 @@ export function cookieValue(header: string | undefined, name: string): string | 
     if (separator > 0 && pair.slice(0, separator).trim() === name) return pair.slice(separator + 1).trim();
   }
   return undefined;
+}
+
+/**
+ * Whether a post comes from another site's page, as the browser tells it; the forms' token (isFormToken) is the
+ * check that holds whatever the browser sends. `Sec-Fetch-Site` is believed when present: the browser sets it
+ * and no page can, and only `same-origin` (or `none`, typed by the person) is this service. A browser without
+ * it is judged by `Origin`, which the pages' `Referrer-Policy: same-origin` lets it send; `null` (an opaque
+ * origin: a sandboxed frame, a data: URL) is never this service.
+ */
+export function fromAnotherSite(request: FastifyRequest, publicHost: string): boolean {
+  const fetchSite = request.headers["sec-fetch-site"];
+  if (fetchSite !== undefined) return fetchSite !== "same-origin" && fetchSite !== "none";
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  const host = URL.canParse(origin) ? new URL(origin).host : null;
+  return host !== publicHost && host !== request.headers.host;
 }

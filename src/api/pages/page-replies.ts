@@ -2,12 +2,14 @@
 import type { FastifyReply } from "fastify";
 import { messagePage } from "./test-page-html.ts";
 
-// No script runs on these pages; their forms post to this service only; no other site may frame them.
+// No script runs on these pages; their forms post to this service only; no other site may frame them. The
+// referrer stays within the service: a form's post then carries its true Origin (with no-referrer, Chromium sends
+// `Origin: null`, which the check against forgery must refuse), while links to other sites send none.
 const securityHeaders = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "cache-control": "no-store",
 };
 

@@ -2,13 +2,13 @@
 // endpoints (test-triage.ts), so with the same checks and errors. Each form posts to the test's own address; a
 // success answers 303 back to the page (Post/Redirect/Get, so a reload posts nothing again), a refusal shows the
 // page again with the reason.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { validate as isUuid } from "uuid";
 import type { Repository } from "../../store/repositories.ts";
 import { quarantineSettings } from "../flaky-tests-schemas.ts";
 import { invalidRequest, Problem } from "../problem.ts";
 import { linkTestTicket, setQuarantineSetting } from "../test-triage.ts";
-import { isFormToken } from "./browser-sessions.ts";
+import { fromAnotherSite, isFormToken } from "./browser-sessions.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { showTestPage, testSignIn, visibleTest } from "./test-page.ts";
 import { type Change, changes, messagePage } from "./test-page-html.ts";
@@ -24,19 +24,6 @@ const fieldNames: Record<string, string> = {
   ticket_url: "The ticket URL",
   action: "The action",
 };
-
-/**
- * Whether a request comes from another site's page. The cookie is SameSite=Strict and every form carries a token
- * only this service's pages know; this refuses, besides, what the browser itself says came from elsewhere.
- */
-function fromAnotherSite(request: FastifyRequest, publicHost: string): boolean {
-  const fetchSite = request.headers["sec-fetch-site"];
-  if (fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none") return true;
-  const origin = request.headers.origin;
-  if (origin === undefined) return false;
-  const host = URL.canParse(origin) ? new URL(origin).host : null;
-  return host !== publicHost && host !== request.headers.host;
-}
 
 const forbidden = (reply: FastifyReply, testId: string) =>
   sendPage(

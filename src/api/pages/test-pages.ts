@@ -8,7 +8,13 @@ import { validate as isUuid } from "uuid";
 import { serviceSecret } from "../../store/service-secrets.ts";
 import { authenticate, type Principal, principalOfToken } from "../../store/tokens.ts";
 import type { ApiDependencies } from "../dependencies.ts";
-import { BrowserSessions, cookieValue, SESSION_COOKIE, sessionCookie } from "./browser-sessions.ts";
+import {
+  BrowserSessions,
+  cookieValue,
+  fromAnotherSite,
+  SESSION_COOKIE,
+  sessionCookie,
+} from "./browser-sessions.ts";
 import { repositoryPagePath, repositoryRefOf } from "./page-addresses.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { registerRepositoryPage, repositorySignIn } from "./repository-page.ts";
@@ -102,7 +108,7 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
         { config: { public: true, takesForm: true }, schema: { hide: true } },
         async (request, reply) => {
           // SameSite keeps the cookie from other sites' requests; this keeps other sites from signing a browser in.
-          if (request.headers["sec-fetch-site"] === "cross-site") {
+          if (fromAnotherSite(request, publicUrl.host)) {
             return sendPage(reply, 403, messagePage("Sign in here", "Sign in from the test's own page."));
           }
           const field = (name: string) => {

@@ -11,6 +11,7 @@ import {
   type QueueEvent,
   type QueueState,
 } from "../../queue/index.ts";
+import { awaitedBranchEvents } from "../../github/awaited-branch.ts";
 import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-targets.ts";
 import { latestSubmissionRecord, listSubmissions } from "../../store/submissions.ts";
 import { principalOf } from "../auth.ts";
@@ -84,6 +85,9 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       }
       const { priority } = request.body;
       const events: QueueEvent[] = [
+        ...(await awaitedBranchEvents(access.state, () =>
+          deps.github.branchHead(access.repository, access.queue.branch),
+        )),
         {
           type: "pr_submitted",
           submissionId: randomUUID(),

@@ -7,7 +7,7 @@ import { findQueue } from "../../store/queues.ts";
 import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../dependencies.ts";
 import { errorResponses } from "../openapi.ts";
-import { conflict, notFound } from "../problem.ts";
+import { conflict } from "../problem.ts";
 import { queueNotFound, resolveQueue } from "../queue-access.ts";
 import { resolveRepository } from "../repo-access.ts";
 import { CreateQueueRequest, Empty, QueueRecord, QueueRequest, UpdateQueueRequest } from "../schemas.ts";
@@ -44,13 +44,8 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       if ((await findQueue(deps.store.db, repository.id, targetBranch)) !== undefined) {
         throw conflict("queue_exists", conflictDetail);
       }
+      // A queue may come before its branch (a release branch created later): it then waits for it.
       const head = await deps.github.branchHead(repository, targetBranch);
-      if (head === null) {
-        throw notFound(
-          "branch_not_found",
-          `${repository.owner}/${repository.name} has no branch ${targetBranch}`,
-        );
-      }
       const state = await deps.engine.createQueue({
         queueId: newQueueId(),
         repositoryId: repository.id,

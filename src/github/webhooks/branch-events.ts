@@ -2,14 +2,21 @@
 import type { Probot } from "probot";
 import { type CancelReason, isTerminal } from "../../queue/index.ts";
 import { findQueueLocation } from "../../store/queue-locations.ts";
-import { deliveryOf, type RepositoryPayload, repoOf, type WebhookDependencies } from "./context.ts";
+import {
+  deliveryOf,
+  type RepositoryPayload,
+  repoOf,
+  onEachDelivery,
+  type WebhookDependencies,
+} from "./context.ts";
 
 const deletedSha = /^0{40}$/;
 
 export function registerBranchEvents(app: Probot, deps: WebhookDependencies): void {
   const { store, engine, githubHost } = deps;
+  const on = onEachDelivery(app, deps);
 
-  app.on("push", async (context) => {
+  on("push", async (context) => {
     const { ref, after, repository } = context.payload;
     if (!ref.startsWith("refs/heads/") || deletedSha.test(after)) return;
     const location = await findQueueLocation(
@@ -25,18 +32,22 @@ export function registerBranchEvents(app: Probot, deps: WebhookDependencies): vo
     );
   });
 
-  /** Cancels the PR in the queue of `baseBranch`, if it is queued there. */
+  /**
+   * Cancels the PR in the queue of `baseBranch`, if it is queued there, unless it was submitted at `newHead`: then
+   * the submission came after the change the webhook reports, which arrived late.
+   */
   const cancel = async (
     context: { id: string; name: string },
     repository: RepositoryPayload,
     baseBranch: string,
     prNumber: number,
     reason: CancelReason,
+    newHead?: string,
   ) => {
     const location = await findQueueLocation(store.db, repoOf(githubHost, repository), baseBranch);
     if (location === undefined) return;
     const entry = (await engine.read(location.queueId))?.prs[prNumber];
-    if (entry === undefined || isTerminal(entry.state)) return;
+    if (entry === undefined || isTerminal(entry.state) || entry.headSha === newHead) return;
     await engine.dispatch(
       location.queueId,
       [{ type: "cancel_requested", prNumber, reason }],
@@ -44,7 +55,7 @@ export function registerBranchEvents(app: Probot, deps: WebhookDependencies): vo
     );
   };
 
-  app.on("pull_request.closed", async (context) => {
+  on("pull_request.closed", async (context) => {
     const pr = context.payload.pull_request;
     // A PR the queue merged is terminal already; one merged by hand left the queue outside it.
     await cancel(
@@ -56,17 +67,17 @@ export function registerBranchEvents(app: Probot, deps: WebhookDependencies): vo
     );
   });
 
-  app.on("pull_request.synchronize", async (context) => {
+  on("pull_request.synchronize", async (context) => {
     const pr = context.payload.pull_request;
-    await cancel(context, context.payload.repository, pr.base.ref, pr.number, "pr_updated");
+    await cancel(context, context.payload.repository, pr.base.ref, pr.number, "pr_updated", pr.head.sha);
   });
 
-  app.on("pull_request.converted_to_draft", async (context) => {
+  on("pull_request.converted_to_draft", async (context) => {
     const pr = context.payload.pull_request;
     await cancel(context, context.payload.repository, pr.base.ref, pr.number, "pr_draft");
   });
 
-  app.on("pull_request.edited", async (context) => {
+  on("pull_request.edited", async (context) => {
     const previousBase = context.payload.changes.base?.ref.from;
     if (previousBase === undefined) return;
     await cancel(

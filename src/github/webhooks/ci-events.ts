@@ -3,10 +3,11 @@ import type { Probot } from "probot";
 import type { QueueEvent } from "../../queue/index.ts";
 import { notReadyPullRequestsAt, queueLocation, queuesTestingSha } from "../../store/queue-locations.ts";
 import { checkRunReport, commitStatusReport } from "../status-reports.ts";
-import { deliveryOf, type WebhookDependencies } from "./context.ts";
+import { deliveryOf, onEachDelivery, type WebhookDependencies } from "./context.ts";
 
 export function registerCiEvents(app: Probot, deps: WebhookDependencies): void {
   const { store, engine, github } = deps;
+  const on = onEachDelivery(app, deps);
 
   /**
    * Results about a commit concern the queues with a run testing it. On a queued PR's own head they may
@@ -26,14 +27,14 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): void {
     }
   };
 
-  app.on("status", async (context) => {
+  on("status", async (context) => {
     const { sha } = context.payload;
     await report(context, sha, [
       { type: "status_reported", sha, report: commitStatusReport(context.payload) },
     ]);
   });
 
-  app.on("check_run", async (context) => {
+  on("check_run", async (context) => {
     const run = context.payload.check_run;
     await report(context, run.head_sha, [
       { type: "status_reported", sha: run.head_sha, report: checkRunReport(run) },
@@ -42,7 +43,7 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): void {
 
   // A completed suite is a good moment to read every check of the commit: a lost check_run webhook is
   // caught here instead of at the next poll.
-  app.on("check_suite.completed", async (context) => {
+  on("check_suite.completed", async (context) => {
     const sha = context.payload.check_suite.head_sha;
     for (const queueId of await queuesTestingSha(store.db, sha)) {
       const location = await queueLocation(store.db, queueId);

@@ -5,8 +5,9 @@ import type { Context, Probot } from "probot";
 import { acceptsNewSubmissions, isTerminal, type QueueEvent } from "../../queue/index.ts";
 import { findImpactedTargets } from "../../store/impacted-targets.ts";
 import { findQueueLocation } from "../../store/queue-locations.ts";
+import { awaitedBranchEvents } from "../awaited-branch.ts";
 import { parseMergeCommand } from "../merge-command.ts";
-import { deliveryOf, repoOf, type WebhookDependencies } from "./context.ts";
+import { deliveryOf, repoOf, onEachDelivery, type WebhookDependencies } from "./context.ts";
 
 const commanders: ReadonlySet<string> = new Set(["admin", "maintain", "write"]);
 
@@ -32,8 +33,9 @@ async function mayCommand(context: CommentContext, username: string): Promise<bo
 
 export function registerCommentCommands(app: Probot, deps: WebhookDependencies): void {
   const { store, engine, github, githubHost } = deps;
+  const on = onEachDelivery(app, deps);
 
-  app.on("issue_comment.created", async (context) => {
+  on("issue_comment.created", async (context) => {
     const { comment, issue, repository, installation } = context.payload;
     if (issue.pull_request === undefined || comment.user?.type === "Bot") return;
     const command = parseMergeCommand(comment.body);
@@ -85,6 +87,9 @@ export function registerCommentCommands(app: Probot, deps: WebhookDependencies):
         );
         return;
       }
+      events.push(
+        ...(await awaitedBranchEvents(state, () => github.branchHead(repo, location.targetBranch))),
+      );
       events.push({
         type: "pr_submitted",
         submissionId: randomUUID(),

@@ -1,6 +1,7 @@
-import type { Logger } from "probot";
+import type { Logger, Probot } from "probot";
 import type { MergeQueueEngine } from "../../runner/engine.ts";
 import type { Store } from "../../store/database.ts";
+import { forgetDelivery, recordDelivery } from "../../store/deliveries.ts";
 import type { GitHubGateway } from "../gateway.ts";
 
 /** What the webhook handlers translate into: the engine, and GitHub for facts a payload lacks. */
@@ -10,6 +11,7 @@ export interface WebhookDependencies {
   github: GitHubGateway;
   githubHost: string;
   log: Logger;
+  clock: () => number;
 }
 
 export interface RepositoryPayload {
@@ -26,4 +28,37 @@ export function repoOf(host: string, repository: RepositoryPayload) {
 /** The delivery a webhook came in, so that a redelivery changes nothing (contract 5.10). */
 export function deliveryOf(context: { id: string; name: string }) {
   return { delivery: { id: context.id, event: context.name } };
+}
+
+/**
+ * Runs a webhook handler at most once per delivery id (contract 5.10). The claim comes before anything the
+ * handler does, since some of it (a reply, a reaction) happens on GitHub before any queue step. A delivery whose
+ * handler failed is released, so that redelivering it tries again; the queue steps it did commit are recorded
+ * per queue (`deliveryOf`) and are not applied twice.
+ */
+export function oncePerDelivery<C extends { id: string; name: string }>(
+  { store, clock }: Pick<WebhookDependencies, "store" | "clock">,
+  handler: (context: C) => Promise<void>,
+): (context: C) => Promise<void> {
+  return async (context) => {
+    if (!(await recordDelivery(store.db, context.id, context.name, clock()))) return;
+    try {
+      await handler(context);
+    } catch (error) {
+      await forgetDelivery(store.db, context.id);
+      throw error;
+    }
+  };
+}
+
+/** `app.on`, each handler run at most once per delivery id. */
+export function onEachDelivery(
+  app: Probot,
+  deps: Pick<WebhookDependencies, "store" | "clock">,
+): Probot["on"] {
+  const on = (
+    event: Parameters<Probot["on"]>[0],
+    handler: (context: { id: string; name: string }) => Promise<void>,
+  ) => app.on(event, oncePerDelivery(deps, handler));
+  return on as Probot["on"];
 }

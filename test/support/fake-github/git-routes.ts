@@ -57,6 +57,21 @@ export const gitRoutes: readonly Route[] = [
     if (!commit || commit.sha !== params.sha) throw notFound();
     return json(200, gitCommitJson(repo, commit));
   }),
+  repoRoute("POST", "/git/commits", (request, repo, host) => {
+    const { parents, author } = request.body as {
+      parents?: unknown;
+      author?: { name?: string; date?: string };
+    };
+    if (!Array.isArray(parents) || parents.some((sha) => typeof sha !== "string"))
+      throw new GitHubApiError(422, "Invalid request: parents is not an array of SHAs");
+    const commit = repo.createCommit(requiredStringField(request, "tree", "Commit"), {
+      parents: parents as string[],
+      message: requiredStringField(request, "message", "Commit"),
+      author: author?.name ?? host.world.appLogin,
+      date: author?.date ?? host.world.now(),
+    });
+    return json(201, gitCommitJson(repo, commit), { location: `${repo.apiUrl}/git/commits/${commit.sha}` });
+  }),
   repoRoute("GET", "/commits/{ref+}", ({ params }, repo) => {
     const commit = repo.resolve(params.ref as string);
     if (!commit) throw noCommitFound(params.ref as string);

@@ -81,18 +81,26 @@ export interface NewCommit {
 
 export class CommitGraph {
   private readonly commits = new Map<string, Commit>();
+  /** Every tree a commit holds, by its SHA (`POST /git/commits` names the tree of a new commit so). */
+  private readonly trees = new Map<string, Tree>();
   /** Creation order, which is a topological order: parents exist before their children. */
   private readonly order = new Map<string, number>();
 
-  /** SHAs hash tree, parents, message and author (not the date), so a scenario always yields the same SHAs. */
+  /**
+   * SHAs hash tree, parents, author, date and message, as git's do: the same merge made twice a second apart
+   * is two commits. The fake's clock is logical, so a scenario still always yields the same SHAs.
+   */
   add(commit: NewCommit): Commit {
     for (const parent of commit.parents) this.get(parent);
     const tree = treeSha(commit.tree);
-    const sha = sha1(`commit\0${tree}\0${commit.parents.join(",")}\0${commit.author}\0${commit.message}`);
+    const sha = sha1(
+      `commit\0${tree}\0${commit.parents.join(",")}\0${commit.author}\0${commit.date}\0${commit.message}`,
+    );
     const existing = this.commits.get(sha);
     if (existing) return existing;
     const created: Commit = { ...commit, parents: [...commit.parents], sha, treeSha: tree };
     this.commits.set(sha, created);
+    this.trees.set(tree, commit.tree);
     this.order.set(sha, this.order.size);
     return created;
   }
@@ -101,6 +109,10 @@ export class CommitGraph {
     const commit = this.commits.get(sha);
     if (!commit) throw new Error(`no commit ${sha}`);
     return commit;
+  }
+
+  tree(treeSha: string): Tree | undefined {
+    return this.trees.get(treeSha);
   }
 
   find(sha: string): Commit | undefined {

@@ -5,7 +5,7 @@ import type { CheckRunReport, CheckRunRecord, CommitStatusRecord, StatusState } 
 import { CiRecords } from "./ci.ts";
 import type { CommentRecord, ReactionRecord } from "./conversation.ts";
 import { Conversation } from "./conversation.ts";
-import type { Commit, FileChanges } from "./git.ts";
+import type { Commit, FileChanges, NewCommit } from "./git.ts";
 import { applyChanges, CommitGraph, emptyTree } from "./git.ts";
 import type { MergeInput, PullRequestDelivery, PullRequestRecord } from "./pull-requests.ts";
 import { PullRequests } from "./pull-requests.ts";
@@ -375,6 +375,15 @@ export class FakeRepository {
   deleteRef(branch: string, actor: string): void {
     if (!this.refs.has(branch)) throw new GitHubApiError(422, "Reference does not exist");
     this.moveBranch(branch, undefined, actor);
+  }
+
+  /** `POST /git/commits`: a commit of a tree some commit already holds, on existing parents; no branch moves. */
+  createCommit(treeSha: string, commit: Omit<NewCommit, "tree">): Commit {
+    const tree = this.graph.tree(treeSha);
+    if (tree === undefined) throw new GitHubApiError(422, "Tree SHA does not exist");
+    if (commit.parents.some((sha) => this.graph.find(sha) === undefined))
+      throw new GitHubApiError(422, "Parent SHA does not exist or is not a commit object");
+    return this.graph.add({ ...commit, tree });
   }
 
   /** `POST /merges`: a merge commit on `base`, or undefined when `head` is already in it (GitHub's 204). */

@@ -1,0 +1,68 @@
+// Simulated CI: one run per test branch head, its duration and flake drawn from the model, cancelled when
+// its test branch is deleted (its minutes count until then).
+import type { ContentKey } from "./content.ts";
+import type { Day } from "./model.ts";
+import { drawCi } from "./model.ts";
+
+export interface CiRun {
+  readonly sha: string;
+  /** The set of PRs in the tested commit. */
+  readonly content: ContentKey;
+  readonly startedAt: number;
+  /** When it reports (or would have). */
+  readonly endsAt: number;
+  readonly passes: boolean;
+  /** When it was cancelled, if before `endsAt`. */
+  cancelledAt: number | null;
+}
+
+export class SimulatedCi {
+  readonly runs: CiRun[] = [];
+  private readonly active = new Map<string, CiRun>();
+  /** How often each set of PRs was tested so far: the attempt number of the next test of it. */
+  private readonly attempts = new Map<string, number>();
+
+  constructor(private readonly day: Day) {}
+
+  /** Starts the run on a test branch head; returns it so the caller can schedule its report. */
+  start(
+    commit: { readonly sha: string; readonly content: ContentKey; readonly broken: boolean },
+    now: number,
+  ): CiRun {
+    const setKey = `${commit.content[0]}:${commit.content[1]}`;
+    const attempt = this.attempts.get(setKey) ?? 0;
+    this.attempts.set(setKey, attempt + 1);
+    const draw = drawCi(this.day, commit.content, attempt);
+    const run: CiRun = {
+      sha: commit.sha,
+      content: commit.content,
+      startedAt: now,
+      endsAt: now + draw.durationMs,
+      passes: !commit.broken && !draw.flaky,
+      cancelledAt: null,
+    };
+    this.runs.push(run);
+    this.active.set(commit.sha, run);
+    return run;
+  }
+
+  /** The run reports: false when it was cancelled meanwhile. */
+  finish(run: CiRun): boolean {
+    if (run.cancelledAt !== null) return false;
+    this.active.delete(run.sha);
+    return true;
+  }
+
+  cancel(sha: string, now: number): void {
+    const run = this.active.get(sha);
+    if (run === undefined) return;
+    run.cancelledAt = now;
+    this.active.delete(sha);
+  }
+
+  minutes(): number {
+    return (
+      this.runs.reduce((sum, run) => sum + ((run.cancelledAt ?? run.endsAt) - run.startedAt), 0) / 60_000
+    );
+  }
+}

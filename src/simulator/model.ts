@@ -1,0 +1,82 @@
+// The model of a team's day that the simulator plays: who submits what when, and how CI behaves.
+import { randomStream, unitOf } from "./random.ts";
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+
+export interface SimulationModel {
+  /** Mean PR submissions per hour during the window (Poisson arrivals). */
+  readonly arrivalsPerHour: number;
+  /** Mean CI duration of one run, minutes. */
+  readonly ciMinutes: number;
+  /** Durations are uniform in ciMinutes·(1 ± jitter); jitter in [0, 1). */
+  readonly jitter: number;
+  /** Probability that a PR is broken: every run containing it fails. */
+  readonly broken: number;
+  /** Probability that one run fails although nothing in it is broken. */
+  readonly flaky: number;
+  /** Length of the window during which PRs arrive, hours. */
+  readonly hours: number;
+  /** Probability that a given pair of PRs conflicts (the later one does not merge on top of the other). */
+  readonly conflicts: number;
+  /** Observed CI durations (minutes) to draw from instead of the uniform law (`--from-history`). */
+  readonly ciDurations: readonly number[] | null;
+}
+
+export interface SimulatedPr {
+  readonly number: number;
+  /** Milliseconds since the start of the day. */
+  readonly arrivesAt: number;
+  readonly broken: boolean;
+}
+
+/** One simulated day: the PRs and when they arrive, the same for every policy played on it. */
+export interface Day {
+  readonly seed: number;
+  readonly model: SimulationModel;
+  readonly prs: readonly SimulatedPr[];
+}
+
+/** Poisson arrivals over the window (exponential gaps), each PR broken with probability `broken`. */
+export function generateDay(model: SimulationModel, seed: number): Day {
+  const random = randomStream(seed);
+  const prs: SimulatedPr[] = [];
+  const windowMs = model.hours * HOUR_MS;
+  if (model.arrivalsPerHour <= 0) return { seed, model, prs };
+  const meanGapMs = HOUR_MS / model.arrivalsPerHour;
+  for (
+    let at = -Math.log(1 - random()) * meanGapMs;
+    at < windowMs;
+    at += -Math.log(1 - random()) * meanGapMs
+  ) {
+    prs.push({ number: prs.length + 1, arrivesAt: Math.round(at), broken: random() < model.broken });
+  }
+  return { seed, model, prs };
+}
+
+/** Whether PRs `a` and `b` conflict: a pure function of the seed and the pair. */
+export function pairConflicts(day: Day, a: number, b: number): boolean {
+  if (day.model.conflicts <= 0) return false;
+  return unitOf([day.seed, 0xc0f1, Math.min(a, b), Math.max(a, b)]) < day.model.conflicts;
+}
+
+/** What CI does with one run: how long it takes and whether it fails although nothing in it is broken. */
+export interface CiDraw {
+  readonly durationMs: number;
+  readonly flaky: boolean;
+}
+
+/**
+ * The luck of one CI run: a pure function of (seed, the set of PRs in the tested commit, attempt), so two
+ * policies that test the same thing get the same duration and the same flake.
+ */
+export function drawCi(day: Day, contentKey: readonly [number, number], attempt: number): CiDraw {
+  const words = [day.seed, contentKey[0], contentKey[1], attempt];
+  const { ciMinutes, jitter, ciDurations, flaky } = day.model;
+  const u = unitOf([...words, 0xd0]);
+  const minutes =
+    ciDurations !== null && ciDurations.length > 0
+      ? (ciDurations[Math.floor(u * ciDurations.length)] as number)
+      : ciMinutes * (1 - jitter + 2 * jitter * u);
+  return { durationMs: Math.round(minutes * MINUTE_MS), flaky: unitOf([...words, 0xf1]) < flaky };
+}

@@ -1,0 +1,97 @@
+// Queue settings written as `key=value` pairs: the policies of `--compare "k=4;k=8,d=2,optimistic"`.
+import type { QueueSettings } from "../queue/index.ts";
+
+export interface PolicySpec {
+  /** As the user wrote it, for the table. */
+  readonly label: string;
+  readonly settings: Partial<QueueSettings>;
+}
+
+/** A policy the user wrote that cannot be simulated. */
+export class PolicySpecError extends Error {}
+
+function integer(value: string | undefined, min: number): number {
+  const parsed = value === undefined || !/^\d+$/.test(value) ? Number.NaN : Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < min) {
+    throw new PolicySpecError(`needs a whole number of at least ${min}, got ${value ?? "nothing"}`);
+  }
+  return parsed;
+}
+
+function flag(value: string | undefined): boolean {
+  if (value === undefined || value === "true") return true;
+  if (value === "false") return false;
+  throw new PolicySpecError(`is true or false, got ${value}`);
+}
+
+type Setter = (value: string | undefined) => Partial<QueueSettings>;
+
+const METHODS = ["merge_commit", "squash", "rebase"] as const;
+
+const concurrency: Setter = (value) => ({ concurrency: integer(value, 1) });
+const depth: Setter = (value) => ({ pendingFailureDepth: integer(value, 0) });
+const batchWait: Setter = (value) => ({ batchingMaxWaitTimeMinutes: integer(value, 0) });
+const bisection: Setter = (value) => ({ bisectionConcurrency: integer(value, 1) });
+const skipRedundant: Setter = (value) => ({
+  optimizationMode: flag(value) ? "bisection_skip_redundant_tests" : "off",
+});
+const timeout: Setter = (value) => ({ testingTimeoutMinutes: integer(value, 1) });
+const method: Setter = (value) => {
+  const known = METHODS.find((one) => one === value);
+  if (known === undefined) throw new PolicySpecError(`is one of ${METHODS.join(", ")}, got ${value}`);
+  return { mergeMethod: known };
+};
+
+/** Every key a policy may set: short names, and the names of the command's flags. */
+const SETTERS: Readonly<Record<string, Setter>> = {
+  k: concurrency,
+  concurrency,
+  d: depth,
+  "pending-failure-depth": depth,
+  optimistic: (value) => ({ canOptimisticallyMerge: flag(value) }),
+  batch: (value) =>
+    value === undefined || value === "true" || value === "false"
+      ? { batch: flag(value) }
+      : { batch: true, batchingMinSize: integer(value, 1) },
+  wait: batchWait,
+  "batch-wait": batchWait,
+  bisection,
+  "bisection-concurrency": bisection,
+  "skip-redundant-tests": skipRedundant,
+  timeout,
+  "testing-timeout": timeout,
+  method,
+  "merge-method": method,
+};
+
+export const POLICY_KEYS = Object.keys(SETTERS);
+
+/** The settings one `key` (=`value`) stands for; `value` undefined for a bare key. */
+export function settingOf(key: string, value: string | undefined): Partial<QueueSettings> {
+  const setter = SETTERS[key];
+  if (setter === undefined) throw new PolicySpecError(`is not a setting (known: ${POLICY_KEYS.join(", ")})`);
+  return setter(value);
+}
+
+/** One policy: comma-separated `key=value` (or bare `key` for true) on top of `base`. */
+export function parsePolicy(text: string, base: Partial<QueueSettings> = {}): PolicySpec {
+  const label = text.trim();
+  if (label === "") throw new PolicySpecError("an empty policy");
+  let settings: Partial<QueueSettings> = { ...base };
+  for (const part of label.split(",")) {
+    const [rawKey = "", ...rest] = part.split("=");
+    const key = rawKey.trim();
+    try {
+      settings = { ...settings, ...settingOf(key, rest.length === 0 ? undefined : rest.join("=").trim()) };
+    } catch (error) {
+      if (!(error instanceof PolicySpecError)) throw error;
+      throw new PolicySpecError(`in "${label}": ${key} ${error.message}`);
+    }
+  }
+  return { label, settings };
+}
+
+/** Policies separated by semicolons. */
+export function parsePolicies(text: string, base: Partial<QueueSettings> = {}): PolicySpec[] {
+  return text.split(";").map((policy) => parsePolicy(policy, base));
+}

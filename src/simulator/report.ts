@@ -1,0 +1,73 @@
+// The comparison as the command prints it: one line describing the day, one row per policy.
+import type { Figures } from "./figures.ts";
+import type { SimulationModel } from "./model.ts";
+import type { Comparison, PolicyResult } from "./simulate.ts";
+
+/** A model parameter as the user would write it: 10%, 2.5%. */
+function percent(fraction: number): string {
+  return `${Math.round(fraction * 1000) / 10}%`;
+}
+
+export function describeModel(model: SimulationModel, seeds: readonly number[]): string {
+  const ci =
+    model.ciDurations !== null
+      ? `CI durations from history (${model.ciDurations.length} runs, mean ${(model.ciDurations.reduce((a, b) => a + b, 0) / model.ciDurations.length).toFixed(1)} min)`
+      : `CI ${model.ciMinutes} min ±${percent(model.jitter)}`;
+  const conflicts = model.conflicts > 0 ? `, ${percent(model.conflicts)} of pairs conflict` : "";
+  const days =
+    seeds.length === 1
+      ? `seed ${seeds[0]}`
+      : `${seeds.length} days pooled (seeds ${seeds[0]}–${seeds.at(-1)})`;
+  return `${model.hours} h at ${Number(model.arrivalsPerHour.toFixed(2))} PRs/h, ${ci}, ${percent(model.broken)} broken, ${percent(model.flaky)} flaky${conflicts}; ${days}`;
+}
+
+interface Column {
+  readonly title: string;
+  readonly cell: (result: PolicyResult) => string;
+}
+
+function optional(value: number | null, digits: number): string {
+  return value === null ? "–" : value.toFixed(digits);
+}
+
+function columns(comparison: Comparison): Column[] {
+  const figures = (pick: (figures: Figures) => string) => (result: PolicyResult) => pick(result.figures);
+  const any = (pick: (figures: Figures) => number) =>
+    comparison.results.some((result) => pick(result.figures) > 0);
+  return [
+    { title: "policy", cell: (result) => result.label },
+    { title: "merged/h", cell: figures((f) => f.mergedPerHour.toFixed(1)) },
+    { title: "% oracle", cell: (result) => `${(result.ofOracle * 100).toFixed(1)}%` },
+    { title: "p50 min", cell: figures((f) => optional(f.timeToMergeP50, 0)) },
+    { title: "p95 min", cell: figures((f) => optional(f.timeToMergeP95, 0)) },
+    { title: "CI runs/merged", cell: figures((f) => optional(f.ciRunsPerMerged, 2)) },
+    { title: "CI min/merged", cell: figures((f) => optional(f.ciMinutesPerMerged, 1)) },
+    { title: "innocent rejected", cell: figures((f) => String(f.innocentRejected)) },
+    { title: "broken merged", cell: figures((f) => String(f.brokenMerged)) },
+    ...(comparison.model.conflicts > 0
+      ? [{ title: "conflicts", cell: figures((f) => String(f.conflicts)) }]
+      : []),
+    ...(any((f) => f.unfinished)
+      ? [{ title: "unfinished", cell: figures((f) => String(f.unfinished)) }]
+      : []),
+    { title: "untested merges", cell: figures((f) => String(f.violations)) },
+  ];
+}
+
+/** The table, columns aligned: the policy name left, the figures right. */
+export function formatComparison(comparison: Comparison): string {
+  const table = columns(comparison);
+  const rows = [
+    table.map((column) => column.title),
+    ...comparison.results.map((result) => table.map((column) => column.cell(result))),
+  ];
+  const widths = table.map((_, index) => Math.max(...rows.map((row) => (row[index] as string).length)));
+  const lines = rows.map((row) =>
+    row
+      .map((cell, index) =>
+        index === 0 ? cell.padEnd(widths[index] as number) : cell.padStart(widths[index] as number),
+      )
+      .join("  "),
+  );
+  return [describeModel(comparison.model, comparison.seeds), ...lines].join("\n");
+}

@@ -1,0 +1,77 @@
+// CI for the fault-injection test: every push to a test branch starts a run on its head, which reports a
+// commit status and a check run (the queue's two required contexts) after a random delay. A run fails when
+// the commit holds a broken change, and now and then for no reason (a flake). A newer push to the same
+// branch cancels the run of the older head, as CI's concurrency groups do.
+import type { AnyWebhookDelivery, FakeGitHub, PushPayload } from "../support/fake-github/index.ts";
+import type { ChaosSettings } from "./settings.ts";
+
+/** What a change's file holds when the change breaks the build. */
+export const brokenContent = "broken\n";
+
+export interface CiRun {
+  readonly repo: string;
+  readonly branch: string;
+  readonly sha: string;
+  readonly passed: boolean;
+  /** Failed though the commit is fine. */
+  readonly flaked: boolean;
+  readonly reportedAt: number;
+}
+
+const zeroSha = "0".repeat(40);
+
+export class CiSimulator {
+  /** Every run that reported, in order. */
+  readonly runs: CiRun[] = [];
+  private readonly started = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly fake: FakeGitHub,
+    private readonly settings: ChaosSettings,
+    private readonly random: () => number,
+    private readonly testBranchPrefix: string,
+  ) {}
+
+  /** Sees every webhook GitHub emits; acts on pushes to test branches. */
+  observe(delivery: AnyWebhookDelivery): void {
+    if (delivery.name !== "push") return;
+    const push = delivery.payload as PushPayload;
+    const branch = push.ref.replace(/^refs\/heads\//, "");
+    if (!branch.startsWith(this.testBranchPrefix)) return;
+    const key = `${push.repository.full_name}\0${branch}`;
+    clearTimeout(this.started.get(key));
+    this.started.delete(key);
+    if (push.after === zeroSha) return;
+    const { minDelayMs, maxDelayMs } = this.settings.ci;
+    const delay = minDelayMs + this.random() * (maxDelayMs - minDelayMs);
+    const flake = this.random() < this.settings.ci.flakeRate;
+    const timer = setTimeout(() => {
+      this.started.delete(key);
+      this.report(push.repository.full_name, branch, push.after, flake);
+    }, delay);
+    this.started.set(key, timer);
+  }
+
+  /** Whether CI reported success on `sha` for every context it reports. */
+  passedOn(repo: string, sha: string): boolean {
+    return this.runs.some((run) => run.repo === repo && run.sha === sha && run.passed);
+  }
+
+  stop(): void {
+    for (const timer of this.started.values()) clearTimeout(timer);
+    this.started.clear();
+  }
+
+  private report(repoName: string, branch: string, sha: string, flake: boolean): void {
+    const repo = this.fake.repository(repoName);
+    const broken = [...repo.commitOf(sha).tree.values()].includes(brokenContent);
+    const passed = !broken && !flake;
+    const [status, check] = this.settings.requiredStatuses;
+    repo.reportStatus(sha, status, passed ? "success" : "failure", {
+      targetUrl: `https://ci.example/${sha.slice(0, 12)}`,
+      description: passed ? "Build passed" : "Build failed",
+    });
+    repo.reportCheckRun(sha, check, { conclusion: passed ? "success" : "failure" });
+    this.runs.push({ repo: repoName, branch, sha, passed, flaked: flake && !broken, reportedAt: Date.now() });
+  }
+}

@@ -1,0 +1,122 @@
+// The service as `npm start` runs it (src/main.ts under tsx), as replicas on one database: each keeps its
+// port across restarts, can be killed with SIGKILL and started again, and reports its resident memory.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const root = join(import.meta.dirname, "../..");
+const tsxLoader = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
+const logTailBytes = 64 * 1024;
+
+export class Replica {
+  /** Killed by the test (SIGKILL), and exits nobody asked for. */
+  kills = 0;
+  crashes = 0;
+  starts = 0;
+  private child: ChildProcess | undefined;
+  private ready = false;
+  private stopping = false;
+  private log = "";
+
+  constructor(
+    readonly name: string,
+    readonly port: number,
+    private readonly env: Readonly<Record<string, string>>,
+    private readonly cwd: string,
+    private readonly startTimeoutMs: number,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get up(): boolean {
+    return this.ready;
+  }
+
+  /** Starts the process and resolves once it answers (Probot's /ping; it logs nothing below warn). */
+  async start(): Promise<void> {
+    this.stopping = false;
+    this.starts += 1;
+    const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/main.ts")], {
+      cwd: this.cwd,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: this.cwd,
+        NODE_ENV: "production",
+        PORT: String(this.port),
+        HOST: "127.0.0.1",
+        ...this.env,
+      },
+    });
+    this.child = child;
+    const onData = (chunk: Buffer) => {
+      this.log = (this.log + chunk.toString()).slice(-logTailBytes);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    let exited = false;
+    child.once("exit", (code, signal) => {
+      exited = true;
+      this.ready = false;
+      if (!this.stopping) {
+        this.crashes += 1;
+        this.log += `\n[${this.name} exited by itself: code ${code}, signal ${signal}]\n`;
+      }
+    });
+    const deadline = Date.now() + this.startTimeoutMs;
+    while (!exited && Date.now() < deadline) {
+      try {
+        const response = await fetch(`${this.url}/ping`, { signal: AbortSignal.timeout(1_000) });
+        if (response.ok && child.exitCode === null) {
+          this.ready = true;
+          return;
+        }
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`${this.name} did not start in ${this.startTimeoutMs} ms:\n${this.log}`);
+  }
+
+  /** SIGKILL, as a crash or an OOM kill does; resolves once the process is gone. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    this.stopping = true;
+    this.kills += 1;
+    this.ready = false;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  }
+
+  /** SIGTERM (the service closes its server and database), SIGKILL if it takes too long. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    this.stopping = true;
+    this.ready = false;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  /** The process's resident memory now (VmRSS), in bytes. */
+  rssBytes(): number {
+    const pid = this.child?.pid;
+    if (pid === undefined) throw new Error(`${this.name} is not running`);
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    if (!match) throw new Error(`no VmRSS for ${this.name}`);
+    return Number(match[1]) * 1024;
+  }
+
+  /** The end of what the process printed, to explain a failure. */
+  logTail(bytes = 4_000): string {
+    return this.log.slice(-bytes);
+  }
+}
