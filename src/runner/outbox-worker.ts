@@ -53,7 +53,7 @@ export class OutboxWorker {
       store: Store;
       runner: QueueRunner;
       executor: CommandExecutor;
-      github: GitHubPoller;
+      github: Pick<GitHubPoller, "ciReports">;
       clock: () => number;
       log: Logger;
     },
