@@ -25,7 +25,7 @@ export interface SimulatedWorld {
 export function interpret(world: SimulatedWorld, command: QueueCommand, now: number): QueueEvent[] {
   switch (command.type) {
     case "create_test_branch": {
-      // The simulated repository always requires the one CI status; it is resolved with the branch.
+      // Every simulated target requires the one CI status; a queue that names none learns it here first.
       const resolution: QueueEvent[] =
         command.resolveRequiredStatusesOf === null
           ? []

@@ -12,6 +12,7 @@ import { testPrivateKey } from "../support/github-app.ts";
 import { freePort } from "../support/ports.ts";
 import { CiSimulator } from "./ci-simulator.ts";
 import { type GitHubServer, startGitHubServer } from "./github-server.ts";
+import { targetBranch, untruth } from "./pr-truth.ts";
 import { ProgressMonitor } from "./progress-monitor.ts";
 import { Replica } from "./replicas.ts";
 import { ServiceApi } from "./service-api.ts";
@@ -19,7 +20,6 @@ import type { ChaosSettings } from "./settings.ts";
 import { developer, type SubmittedPullRequest, Traffic } from "./traffic.ts";
 import { WebhookCourier } from "./webhook-courier.ts";
 
-export const targetBranch = "main";
 export const testBranchPrefix = "mq/";
 /** The commit status the queue posts on each PR it holds. */
 export const queueContext = `Switchyard Merge Queue (${targetBranch})`;
@@ -44,7 +44,7 @@ export interface ChaosRun {
   readonly durationMs: number;
   /** Whether every PR was final before the drain time ran out. */
   readonly drained: boolean;
-  /** Where the service tells PRs apart: repo + number → the submission record the API answers. */
+  /** Each PR's record as getSubmittedPullRequest answers it at the end (null: the service has none). */
   readonly records: ReadonlyMap<SubmittedPullRequest, any>;
   /** Stops the processes and servers and removes the database. */
   close(): Promise<void>;
@@ -112,7 +112,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
       GHE_PROTOCOL: "http",
       POLL_INTERVAL_SECONDS: String(settings.pollIntervalSeconds),
       TEST_BRANCH_PREFIX: testBranchPrefix,
-      LOG_LEVEL: "warn",
+      LOG_LEVEL: settings.logLevel,
     };
     const count = dialect === "postgres" ? 2 : 1;
     for (let index = 0; index < count; index++) {
@@ -224,16 +224,25 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
     await sleep(3_000);
     const rssAfter = measured.rssBytes();
 
-    const records = new Map<SubmittedPullRequest, any>();
-    for (const pr of traffic.pullRequests) {
+    const readRecord = async (pr: SubmittedPullRequest) => {
       const [owner, name] = pr.repo.split("/");
       const answer = await api.post("getSubmittedPullRequest", {
         repo: { host, owner, name },
         targetBranch,
         pr: { number: pr.number },
       });
-      records.set(pr, answer.status === 200 ? answer.body : null);
-    }
+      return answer.status === 200 ? answer.body : null;
+    };
+    const records = new Map<SubmittedPullRequest, any>();
+    for (const pr of traffic.pullRequests) records.set(pr, await readRecord(pr));
+    // A record read while the service is between two steps (GitHub merged, the merge not recorded yet) is
+    // read again a poll and a tick later: what is still untrue then is untrue.
+    const untrue = traffic.pullRequests.filter((pr) => {
+      const record = records.get(pr);
+      return record && untruth(fake, ci, pr, record) !== null;
+    });
+    if (untrue.length > 0) await sleep(settings.pollIntervalSeconds * 1000 + settings.tickMs);
+    for (const pr of untrue) records.set(pr, await readRecord(pr));
 
     return {
       dialect,

@@ -14,6 +14,9 @@ export class Replica {
   kills = 0;
   crashes = 0;
   starts = 0;
+  /** How long each kill kept this replica from answering, until it answered again. */
+  readonly downtimes: number[] = [];
+  private killedAt: number | undefined;
   private child: ChildProcess | undefined;
   private ready = false;
   private stopping = false;
@@ -71,6 +74,8 @@ export class Replica {
         const response = await fetch(`${this.url}/ping`, { signal: AbortSignal.timeout(1_000) });
         if (response.ok && child.exitCode === null) {
           this.ready = true;
+          if (this.killedAt !== undefined) this.downtimes.push(Date.now() - this.killedAt);
+          this.killedAt = undefined;
           return;
         }
       } catch {
@@ -88,6 +93,7 @@ export class Replica {
     this.stopping = true;
     this.kills += 1;
     this.ready = false;
+    this.killedAt = Date.now();
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;
@@ -115,8 +121,13 @@ export class Replica {
     return Number(match[1]) * 1024;
   }
 
-  /** The end of what the process printed, to explain a failure. */
-  logTail(bytes = 4_000): string {
-    return this.log.slice(-bytes);
+  /** The last lines the process printed (each cut short: log lines carry whole payloads), to explain a failure. */
+  logTail(lines = 15, width = 300): string {
+    return this.log
+      .trimEnd()
+      .split("\n")
+      .slice(-lines)
+      .map((line) => (line.length > width ? `${line.slice(0, width)}…` : line))
+      .join("\n");
   }
 }

@@ -12,6 +12,8 @@ export interface ApiAnswer {
 export class ServiceApi {
   /** Answers by status code, every attempt counted. */
   readonly statuses: Record<string, number> = {};
+  /** 5xx answers other than 502/503 (GitHub or the service unavailable): `path status`, each time. */
+  readonly serverErrors: string[] = [];
 
   constructor(
     private readonly replicas: readonly Replica[],
@@ -36,6 +38,9 @@ export class ServiceApi {
           const text = await response.text();
           answer = { status: response.status, body: text === "" ? null : JSON.parse(text), attempts };
           this.statuses[response.status] = (this.statuses[response.status] ?? 0) + 1;
+          if (response.status >= 500 && response.status !== 502 && response.status !== 503) {
+            this.serverErrors.push(`${path} ${response.status}`);
+          }
         } catch {
           this.statuses.unanswered = (this.statuses.unanswered ?? 0) + 1;
         }

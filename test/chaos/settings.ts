@@ -28,6 +28,7 @@ export interface ChaosSettings {
     readonly dropRate: number;
     readonly maxReorderMs: number;
   };
+  readonly logLevel: string;
   readonly pollIntervalSeconds: number;
   readonly tickMs: number;
   readonly replicas: {
@@ -40,7 +41,7 @@ export interface ChaosSettings {
     readonly durationMs: number;
   };
   readonly limits: {
-    readonly stallSlackMs: number;
+    readonly stallMarginMs: number;
     readonly rssGrowthFactor: number;
     readonly rssSlackBytes: number;
   };
@@ -77,6 +78,8 @@ export const chaosSettings: ChaosSettings = {
     /** Each delivery waits up to this long, so deliveries overtake each other. */
     maxReorderMs: 500,
   },
+  /** The replicas' LOG_LEVEL: what they print is shown when the test fails. */
+  logLevel: process.env.CHAOS_LOG_LEVEL ?? "warn",
   /** The service's POLL_INTERVAL_SECONDS (its minimum). */
   pollIntervalSeconds: 5,
   /** The scheduler's tick, fixed in the service (src/app.ts). */
@@ -94,10 +97,11 @@ export const chaosSettings: ChaosSettings = {
   },
   limits: {
     /**
-     * The longest a queue with work may go without progress: the poll interval, the longest outage, a
-     * scheduler tick, CI's slowest answer and a restart of a killed replica.
+     * The longest a queue with work may go without progress is the poll interval + the longest GitHub outage
+     * + the longest time no replica was up (SQLite's one replica restarting) + a scheduler tick + CI's slowest
+     * answer + this margin.
      */
-    stallSlackMs: 15_000,
+    stallMarginMs: 3_000,
     /** The replica's RSS after the run may exceed its RSS before by this factor… */
     rssGrowthFactor: 1.5,
     /** …plus this much (the heap settles in steps). */

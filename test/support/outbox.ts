@@ -143,7 +143,7 @@ export class OutboxReplica {
       store,
       runner,
       executor: this.executor,
-      github: { ciReports: async () => [], pullRequest: async () => null },
+      github: { ciReports: async () => [] },
       clock,
       log: logger,
     });

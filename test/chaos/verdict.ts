@@ -1,0 +1,168 @@
+// Judges a fault-injection run: the figures it prints, and every broken promise found (an empty list is a
+// pass). Each PR's record is checked against what GitHub and CI really did.
+import type { ChaosRun } from "./chaos-run.ts";
+import { targetBranch, untruth } from "./pr-truth.ts";
+import type { SubmittedPullRequest } from "./traffic.ts";
+
+export interface Verdict {
+  readonly figures: readonly (readonly [figure: string, value: string])[];
+  readonly violations: readonly string[];
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const counted = (values: readonly string[]) => {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return counts;
+};
+const tally = (values: readonly string[]) =>
+  [...counted(values)].map(([value, count]) => `${count} ${value}`).join(", ") || "none";
+
+export function judge(run: ChaosRun): Verdict {
+  const { settings, github, ci, courier, monitor, traffic, api, replicas, records } = run;
+  const violations: string[] = [];
+  const prs = traffic.pullRequests;
+  const label = (pr: SubmittedPullRequest) => `${pr.repo}#${pr.number}`;
+
+  // Every PR: merged, failed with a true reason, or still queued as it really is.
+  const states: string[] = [];
+  const failures: string[] = [];
+  const neverReached: SubmittedPullRequest[] = [];
+  let lost = 0;
+  let untrue = 0;
+  for (const pr of prs) {
+    const record = records.get(pr);
+    const acknowledged =
+      pr.apiAcknowledged || pr.commentDeliveries.some((id) => courier.acknowledged.has(id));
+    if (!record) {
+      if (!acknowledged) neverReached.push(pr);
+      else {
+        lost += 1;
+        const how = pr.apiAcknowledged
+          ? "submitPullRequest answered 200"
+          : "its /merge delivery was answered 2xx";
+        violations.push(`${label(pr)}: command lost (${how}; the service has no record of it)`);
+      }
+      continue;
+    }
+    states.push(record.state);
+    if (record.state === "failed") failures.push(record.stateReason);
+    const why = untruth(run.github.fake, ci, pr, record);
+    if (why) {
+      untrue += 1;
+      violations.push(`${label(pr)}: ${why}`);
+    }
+  }
+
+  // No target state that CI did not pass on a test branch.
+  const untested = monitor.targetUpdates.filter(
+    (update) => !monitor.wasOnTestBranch(update.repo, update.sha) || !ci.passedOn(update.repo, update.sha),
+  );
+  for (const update of untested)
+    violations.push(`${update.repo}: ${targetBranch} moved to untested ${update.sha}`);
+
+  // No PR merged twice: one merge commit per PR in each target's history.
+  let mergedTwice = 0;
+  for (const name of settings.repositories) {
+    const merges = new Map<string, number>();
+    for (const message of github.fake.repository(name).log(targetBranch)) {
+      const number = /^Merge #(\d+):/.exec(message)?.[1];
+      if (number) merges.set(number, (merges.get(number) ?? 0) + 1);
+    }
+    for (const [number, count] of merges) {
+      if (count > 1) {
+        mergedTwice += 1;
+        violations.push(`${name}#${number}: merged ${count} times`);
+      }
+    }
+  }
+
+  // The queue never stood still longer than the poll interval plus the longest outage, plus the time the
+  // service was down altogether (on PostgreSQL the measured replica is never killed) and what a queue waits
+  // for anyway: a scheduler tick and CI's slowest answer.
+  const longestOutage = Math.max(0, ...github.outages.map((outage) => outage.endsAt - outage.startedAt));
+  const longestDowntime = replicas.length === 1 ? Math.max(0, ...replicas.flatMap((r) => r.downtimes)) : 0;
+  const stallLimit =
+    settings.pollIntervalSeconds * 1000 +
+    longestOutage +
+    longestDowntime +
+    settings.tickMs +
+    settings.ci.maxDelayMs +
+    settings.limits.stallMarginMs;
+  const stalls = monitor.stalls();
+  const longestStall = stalls.reduce((a, b) => (b.ms > a.ms ? b : a));
+  for (const stall of stalls.filter((s) => s.ms > stallLimit)) {
+    violations.push(
+      `${stall.repo}: the queue stood still ${seconds(stall.ms)} (limit ${seconds(stallLimit)})`,
+    );
+  }
+
+  // Memory back to about where it was.
+  const rssLimit = run.rssBefore * settings.limits.rssGrowthFactor + settings.limits.rssSlackBytes;
+  if (run.rssAfter > rssLimit) {
+    violations.push(`${run.measured.name}: RSS ${mib(run.rssAfter)} after the run, limit ${mib(rssLimit)}`);
+  }
+
+  // GitHub failing is answered 502 with a Problem body, never 500.
+  for (const [answer, count] of counted(api.serverErrors))
+    violations.push(`the API answered ${answer} ${count} times`);
+
+  const crashes = replicas.reduce((sum, replica) => sum + replica.crashes, 0);
+  if (crashes > 0) violations.push(`replicas exited by themselves ${crashes} times`);
+
+  const webhookAnswers = Object.entries(courier.figures.statuses).map(([status, n]) => `${n}×${status}`);
+  const apiAnswers = Object.entries(api.statuses).map(([status, n]) => `${n}×${status}`);
+  const figures: [string, string][] = [
+    ["database", `${run.dialect}, ${replicas.length} replica(s), seed ${run.seed}`],
+    [
+      "queues",
+      `${settings.repositories.length} (${settings.queue.mode}, concurrency ${settings.queue.concurrency})`,
+    ],
+    [
+      "PRs submitted",
+      `${prs.length} (${prs.filter((pr) => pr.via === "comment").length} by /merge, ${prs.filter((pr) => pr.via === "api").length} by API; ${prs.filter((pr) => pr.broken).length} broken)`,
+    ],
+    ["PR outcomes", tally(states)],
+    ["failure reasons", tally(failures)],
+    ["never reached the service", String(neverReached.length)],
+    ["/merge commented again (no reaction)", String(traffic.repeatedComments)],
+    ["untrue PR records", String(untrue)],
+    ["commands lost", String(lost)],
+    ["target updates", String(monitor.targetUpdates.length)],
+    ["untested target states", String(untested.length)],
+    ["PRs merged twice", String(mergedTwice)],
+    [
+      "CI runs",
+      `${ci.runs.length} (${ci.runs.filter((r) => !r.passed).length} failed, ${ci.runs.filter((r) => r.flaked).length} flaked)`,
+    ],
+    [
+      "webhooks",
+      `${courier.figures.emitted} emitted, ${courier.figures.duplicated} twice, ${courier.figures.dropped} never, ${courier.figures.reordered} reordered, ${courier.figures.lostToKilledReplica} lost to a killed replica`,
+    ],
+    ["webhook answers", webhookAnswers.join(", ")],
+    ["API answers", apiAnswers.join(", ")],
+    [
+      "replica kills (SIGKILL)",
+      `${replicas.reduce((sum, r) => sum + r.kills, 0)}; longest with no replica up ${seconds(longestDowntime)}; ${crashes} crashes`,
+    ],
+    [
+      "GitHub outages",
+      `${tally(github.outages.map((o) => o.kind))}; longest ${seconds(longestOutage)}; ${github.failedCalls} calls failed`,
+    ],
+    ["longest stall", `${seconds(longestStall.ms)} (${longestStall.repo}); limit ${seconds(stallLimit)}`],
+    [
+      "RSS before → after",
+      `${mib(run.rssBefore)} → ${mib(run.rssAfter)} (${run.measured.name}); limit ${mib(rssLimit)}`,
+    ],
+    ["duration", `${seconds(run.durationMs)}${run.drained ? "" : " (drain time ran out)"}`],
+  ];
+  return { figures, violations };
+}
+
+/** The figures as a two-column text table. */
+export function formatFigures(verdict: Verdict): string {
+  const width = Math.max(...verdict.figures.map(([figure]) => figure.length));
+  const lines = verdict.figures.map(([figure, value]) => `| ${figure.padEnd(width)} | ${value}`);
+  return lines.join("\n");
+}
