@@ -125,7 +125,7 @@ describe.each(testDialects)("speculative runs on %s", (dialect) => {
   it("a PR that does not merge on top of the ones ahead fails alone; the PR behind is tested again without it", async () => {
     await start();
     // #2 conflicts with #1; #3 changes a file of its own.
-    await threeReadyPrs({ concurrency: 3 }, (number) =>
+    await threeReadyPrs({ concurrency: 3 }, (number): Record<string, string> =>
       number === 3 ? { "src/3.ts": "3\n" } : { "src/shared.ts": `from ${number}\n` },
     );
 
