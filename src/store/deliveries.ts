@@ -14,10 +14,52 @@ export async function recordDelivery(
 ): Promise<boolean> {
   const inserted = await db
     .insertInto("webhook_deliveries")
-    .values({ id: key, event, received_at: now })
+    .values({ id: key, event, received_at: now, handled_at: now })
     .onConflict((oc) => oc.column("id").doNothing())
     .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export type DeliveryClaim = "claimed" | "handled" | "in_progress";
+
+/**
+ * Claims a delivery for handling: "handled" when a handler already finished it, "in_progress" while another
+ * handler holds it. A claim older than `staleMs` belonged to a process that died while handling: it is taken over.
+ */
+export async function claimDelivery(
+  db: Kysely<Database>,
+  key: string,
+  event: string,
+  now: number,
+  staleMs: number,
+): Promise<DeliveryClaim> {
+  const inserted = await db
+    .insertInto("webhook_deliveries")
+    .values({ id: key, event, received_at: now, handled_at: null })
+    .onConflict((oc) => oc.column("id").doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return "claimed";
+  const takenOver = await db
+    .updateTable("webhook_deliveries")
+    .set({ received_at: now })
+    .where("id", "=", key)
+    .where("handled_at", "is", null)
+    .where("received_at", "<", now - staleMs)
+    .executeTakeFirst();
+  if (Number(takenOver.numUpdatedRows) > 0) return "claimed";
+  const row = await db
+    .selectFrom("webhook_deliveries")
+    .select("handled_at")
+    .where("id", "=", key)
+    .executeTakeFirst();
+  // Gone: its handler failed and released it just now; the caller may claim it again.
+  if (row === undefined) return claimDelivery(db, key, event, now, staleMs);
+  return row.handled_at === null ? "in_progress" : "handled";
+}
+
+/** The claimed delivery's handler finished: every copy of it from now on changes nothing. */
+export async function completeDelivery(db: Kysely<Database>, key: string, now: number): Promise<void> {
+  await db.updateTable("webhook_deliveries").set({ handled_at: now }).where("id", "=", key).execute();
 }
 
 /** Forgets a delivery whose processing failed, so that redelivering it tries again. */

@@ -42,7 +42,10 @@ export interface OutboxCommandsTable {
 export interface WebhookDeliveriesTable {
   id: string;
   event: string;
+  /** When it was recorded or, for a claim, when the claim was last taken. */
   received_at: number;
+  /** Null while a replica is handling it (a claim). */
+  handled_at: number | null;
 }
 
 export interface TestRunsTable {

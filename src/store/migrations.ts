@@ -9,6 +9,7 @@ import * as testTickets from "../../db/migrations/0005_test_tickets.ts";
 import * as testHealthSettings from "../../db/migrations/0006_test_health_settings.ts";
 import * as testHealthUploads from "../../db/migrations/0007_test_health_uploads.ts";
 import * as outboxLanes from "../../db/migrations/0008_outbox_lanes.ts";
+import * as deliveryHandling from "../../db/migrations/0009_delivery_handling.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_foundation": foundation,
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   "0006_test_health_settings": testHealthSettings,
   "0007_test_health_uploads": testHealthUploads,
   "0008_outbox_lanes": outboxLanes,
+  "0009_delivery_handling": deliveryHandling,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

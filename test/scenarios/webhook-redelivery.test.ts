@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
+import { claimDelivery } from "../../src/store/deliveries.ts";
 import { deliverWebhook } from "../support/webhooks.ts";
 
 describe.each(testDialects)("webhooks delivered again on %s", (dialect) => {
@@ -113,6 +114,27 @@ describe.each(testDialects)("webhooks delivered again on %s", (dialect) => {
     await deliverWebhook(s.server.url, delivery.name, delivery.payload, delivery.id);
     await s.settle();
     expect(await record(1)).toMatchObject({ state: "testing" });
+  });
+
+  it("a copy arriving while a replica that died was handling the delivery is not acknowledged; once that claim lapsed it is handled", async () => {
+    await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
+    s.repo.openPullRequest({ number: 1, title: "One", author: "alice", files: { "src/one.ts": "1\n" } });
+    const delivery = s.repo.comment(1, "alice", "/merge");
+    s.fake.takeWebhooks();
+    // The replica that received it first claimed it and was killed before it finished.
+    const key = `${delivery.id}/issue_comment.created`;
+    await claimDelivery(s.store.db, key, delivery.name, s.clock.now, 60_000);
+
+    const copy = await deliverWebhook(s.server.url, delivery.name, delivery.payload, delivery.id);
+    expect(copy.status).toBe(503);
+    expect((await record(1)).state).toBeUndefined();
+
+    s.clock.now += 61_000;
+    const redelivered = await deliverWebhook(s.server.url, delivery.name, delivery.payload, delivery.id);
+    expect(redelivered.status).toBe(200);
+    await s.settle();
+    expect(await record(1)).toMatchObject({ state: "testing" });
+    expect(s.repo.reactions(delivery.payload.comment.id)).toHaveLength(1);
   });
 
   it("an older status delivered after a newer one for the same context does not take the check back", async () => {

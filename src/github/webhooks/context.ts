@@ -1,7 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger, Probot } from "probot";
 import type { MergeQueueEngine } from "../../runner/engine.ts";
 import type { Store } from "../../store/database.ts";
-import { forgetDelivery, recordDelivery } from "../../store/deliveries.ts";
+import { claimDelivery, completeDelivery, forgetDelivery } from "../../store/deliveries.ts";
 import { payloadProblem } from "./payload-shapes.ts";
 import type { GitHubGateway } from "../gateway.ts";
 
@@ -37,16 +38,40 @@ interface DeliveredContext {
   payload: unknown;
 }
 
+/** A claim this old belonged to a replica that died while handling the delivery (GitHub waits 10 s at most). */
+const deliveryClaimStaleMs = 60_000;
+/** How long a copy of a delivery waits for another replica handling it, before saying it was not handled. */
+const inProgressWaitMs = 3_000;
+
 /**
  * `app.on`, with each handler run at most once per delivery id (contract 5.10) and refusing (400) a payload it
  * cannot read. The claim comes before anything the handler does, since some of it (a reply, a reaction) happens
  * on GitHub before any queue step. A delivery whose handler failed is released, so that redelivering it tries
- * again; the queue steps it did commit are recorded per queue (`deliveryOf`) and are not applied twice.
+ * again; the queue steps it did commit are recorded per queue (`deliveryOf`) and are not applied twice. A copy
+ * that arrives while another replica handles the delivery is answered 2xx only once that handling finished: if
+ * the replica dies meanwhile, the copy answers 503, so nothing acknowledged is ever lost.
  */
 export function onEachDelivery(
   app: Probot,
   { store, clock }: Pick<WebhookDependencies, "store" | "clock">,
 ): Probot["on"] {
+  /** Whether this copy of the delivery is the one to handle it; false when it was already handled. */
+  const claimed = async (key: string, event: string): Promise<boolean> => {
+    const deadline = Date.now() + inProgressWaitMs;
+    for (;;) {
+      const claim = await claimDelivery(store.db, key, event, clock(), deliveryClaimStaleMs);
+      if (claim !== "in_progress") return claim === "claimed";
+      if (Date.now() >= deadline) {
+        throw Object.assign(
+          new Error(`delivery ${key} is being handled by another replica; not handled here`),
+          {
+            status: 503,
+          },
+        );
+      }
+      await sleep(100);
+    }
+  };
   const on = (event: Parameters<Probot["on"]>[0], handler: (context: DeliveredContext) => Promise<void>) =>
     app.on(event, async (context: DeliveredContext) => {
       const problem = payloadProblem(context.name, context.payload);
@@ -54,13 +79,14 @@ export function onEachDelivery(
       if (problem !== null) throw Object.assign(new Error(problem), { status: 400 });
       // Per handler, should another handler ever take the same event.
       const key = `${context.id}/${String(event)}`;
-      if (!(await recordDelivery(store.db, key, context.name, clock()))) return;
+      if (!(await claimed(key, context.name))) return;
       try {
         await handler(context);
       } catch (error) {
         await forgetDelivery(store.db, key);
         throw error;
       }
+      await completeDelivery(store.db, key, clock());
     });
   return on as Probot["on"];
 }
