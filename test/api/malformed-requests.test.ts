@@ -378,6 +378,12 @@ describe("malformed requests", () => {
       status: 415,
       code: "unsupported_media_type",
     },
+    {
+      refusal: "a body over 25 MiB",
+      body: " ".repeat(26 * 1024 * 1024),
+      status: 413,
+      code: "payload_too_large",
+    },
   ])(
     "refuses a webhook with $refusal with a $status Problem $code",
     async ({ headers = {}, body = "{}", status, code }) => {
