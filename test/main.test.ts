@@ -1,5 +1,6 @@
 // The process as `npm start` runs it: configuration, database creation and migration, Probot's server.
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -120,6 +121,24 @@ describe("npm start", () => {
     });
     expect(response.status).toBe(403);
     expect((await fetch(`http://127.0.0.1:${port}/ping`)).status).toBe(200);
+    // Probot's server puts its own webhook middleware first: the app's endpoint must still be the one answering.
+    const webhook = (signature: string) =>
+      fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": "ping",
+          "x-github-delivery": "d-1",
+          "x-hub-signature-256": signature,
+        },
+        body: "{}",
+      });
+    const forged = await webhook("sha256=00");
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get("content-type")).toBe("application/problem+json");
+    expect(await forged.json()).toMatchObject({ code: "webhook_signature_invalid" });
+    const signed = `sha256=${createHmac("sha256", "secret").update("{}").digest("hex")}`;
+    expect((await webhook(signed)).status).toBe(200);
   });
 
   it("stores a JUnit upload, read on its reader thread, against a GitHub Enterprise host", async () => {

@@ -1,6 +1,6 @@
 // Contract 1 and 2 under fuzzing: 10,000 malformed requests (wrong types, missing fields, huge strings, deep
 // nesting, unicode, numbers out of range, invalid JSON, wrong content types) to every /v1 endpoint and to the
-// webhook endpoint. None answers 5xx; every refusal of /v1 is a Problem with a `code`; a refused request writes
+// webhook endpoint. None answers 5xx; every refusal is a Problem with a `code`; a refused request writes
 // nothing, neither to the database nor to GitHub. Injected in process, without a socket, to stay fast.
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
@@ -154,6 +154,17 @@ describe("malformed requests", () => {
         rows[name] = (await sql`select * from ${sql.table(name)}`.execute(s.store.db)).rows;
     }
     return rows;
+  };
+  /** A refusal's body: a Problem whose status is the response's. */
+  const expectProblem = (response: {
+    statusCode: number;
+    headers: Record<string, unknown>;
+    payload: string;
+  }) => {
+    expect(response.headers["content-type"]).toMatch(/^application\/problem\+json(;|$)/);
+    const problem = JSON.parse(response.payload) as { status: number; code: string };
+    expect(problem).toMatchObject({ status: response.statusCode, code: expect.any(String) });
+    return problem;
   };
   const send = (options: { method: "GET" | "POST"; url: string; type: string; body?: string }) =>
     inject(s.server.dispatch, {
@@ -312,9 +323,7 @@ describe("malformed requests", () => {
         });
         expect(response.statusCode, `${sent.name}: ${response.payload.slice(0, 500)}`).toBeLessThan(500);
         expect(written().githubWrites).toBe(githubWritesBefore);
-        // Probot answers webhooks itself, before the app: a refusal is Octokit's JSON `{ error }`, not a Problem.
-        if (response.statusCode >= 400)
-          expect(JSON.parse(response.payload).error).toEqual(expect.any(String));
+        if (response.statusCode >= 400) expectProblem(response);
       }),
       { numRuns: WEBHOOK_REQUESTS },
     );
@@ -331,6 +340,69 @@ describe("malformed requests", () => {
       installation: { id: installationId },
     });
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: string }).error).toContain("/sha");
+    expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json(;|$)/);
+    const problem = (await response.json()) as { code: string; detail: string };
+    expect(problem.code).toBe("invalid_webhook_payload");
+    expect(problem.detail).toContain("/sha");
   });
+
+  it.each([
+    {
+      refusal: "a wrong signature",
+      headers: { "x-hub-signature-256": "sha256=00" },
+      status: 401,
+      code: "webhook_signature_invalid",
+    },
+    {
+      refusal: "no signature",
+      headers: { "x-hub-signature-256": undefined },
+      status: 400,
+      code: "webhook_headers_missing",
+    },
+    {
+      refusal: "no event name",
+      headers: { "x-github-event": undefined },
+      status: 400,
+      code: "webhook_headers_missing",
+    },
+    { refusal: "a body that is not JSON", body: "{", status: 400, code: "invalid_json" },
+    {
+      refusal: "a payload that is not an object",
+      body: "null",
+      status: 400,
+      code: "invalid_webhook_payload",
+    },
+    {
+      refusal: "another content type",
+      headers: { "content-type": "text/plain" },
+      status: 415,
+      code: "unsupported_media_type",
+    },
+    {
+      refusal: "a body over 25 MiB",
+      body: " ".repeat(26 * 1024 * 1024),
+      status: 413,
+      code: "payload_too_large",
+    },
+  ])(
+    "refuses a webhook with $refusal with a $status Problem $code",
+    async ({ headers = {}, body = "{}", status, code }) => {
+      const signature = `sha256=${createHmac("sha256", testWebhookSecret).update(body).digest("hex")}`;
+      const sent: Record<string, string | undefined> = {
+        "content-type": "application/json",
+        "x-github-event": "status",
+        "x-github-delivery": "d-1",
+        "x-hub-signature-256": signature,
+        ...headers,
+      };
+      const response = await inject(s.server.dispatch, {
+        method: "POST",
+        url: "/api/github/webhooks",
+        headers: Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined)),
+        payload: body,
+      });
+      expect(response.statusCode).toBe(status);
+      expect(expectProblem(response).code).toBe(code);
+    },
+  );
 });

@@ -3,7 +3,7 @@ import type { Logger, Probot } from "probot";
 import type { MergeQueueEngine } from "../../runner/engine.ts";
 import type { Store } from "../../store/database.ts";
 import { claimDelivery, completeDelivery, forgetDelivery } from "../../store/deliveries.ts";
-import { payloadProblem } from "./payload-shapes.ts";
+import { Problem } from "../../api/problem.ts";
 import type { GitHubGateway } from "../gateway.ts";
 
 /** What the webhook handlers translate into: the engine, and GitHub for facts a payload lacks. */
@@ -44,12 +44,12 @@ const deliveryClaimStaleMs = 60_000;
 const inProgressWaitMs = 3_000;
 
 /**
- * `app.on`, with each handler run at most once per delivery id (contract 5.10) and refusing (400) a payload it
- * cannot read. The claim comes before anything the handler does, since some of it (a reply, a reaction) happens
- * on GitHub before any queue step. A delivery whose handler failed is released, so that redelivering it tries
- * again; the queue steps it did commit are recorded per queue (`deliveryOf`) and are not applied twice. A copy
- * that arrives while another replica handles the delivery is answered 2xx only once that handling finished: if
- * the replica dies meanwhile, the copy answers 503, so nothing acknowledged is ever lost.
+ * `app.on`, with each handler run at most once per delivery id (contract 5.10), on a payload whose shape the
+ * endpoint checked (`payloadProblem`). The claim comes before anything the handler does, since some of it (a
+ * reply, a reaction) happens on GitHub before any queue step. A delivery whose handler failed is released, so that
+ * redelivering it tries again; the queue steps it did commit are recorded per queue (`deliveryOf`) and are not
+ * applied twice. A copy that arrives while another replica handles the delivery is answered 2xx only once that
+ * handling finished: if the replica dies meanwhile, the copy answers 503, so nothing acknowledged is ever lost.
  */
 export function onEachDelivery(
   app: Probot,
@@ -62,11 +62,10 @@ export function onEachDelivery(
       const claim = await claimDelivery(store.db, key, event, clock(), deliveryClaimStaleMs);
       if (claim !== "in_progress") return claim === "claimed";
       if (Date.now() >= deadline) {
-        throw Object.assign(
-          new Error(`delivery ${key} is being handled by another replica; not handled here`),
-          {
-            status: 503,
-          },
+        throw new Problem(
+          503,
+          "delivery_in_progress",
+          `delivery ${key} is being handled by another replica; not handled here`,
         );
       }
       await sleep(100);
@@ -74,9 +73,6 @@ export function onEachDelivery(
   };
   const on = (event: Parameters<Probot["on"]>[0], handler: (context: DeliveredContext) => Promise<void>) =>
     app.on(event, async (context: DeliveredContext) => {
-      const problem = payloadProblem(context.name, context.payload);
-      // Probot answers the delivery with an error's `status`.
-      if (problem !== null) throw Object.assign(new Error(problem), { status: 400 });
       // Per handler, should another handler ever take the same event.
       const key = `${context.id}/${String(event)}`;
       if (!(await claimed(key, context.name))) return;

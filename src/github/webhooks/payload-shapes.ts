@@ -3,10 +3,10 @@
 // naming the field rather than crash a handler (a 500 that GitHub would show as a failed delivery of ours).
 import { type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import type { Probot } from "probot";
 
 const Optional = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 const Repository = Type.Object({ name: Type.String(), full_name: Type.String() });
+const Repositories = Type.Array(Type.Object({ full_name: Type.String() }));
 const Installation = Optional(Type.Object({ id: Type.Integer() }));
 
 const shapes: Readonly<Record<string, TSchema>> = {
@@ -53,6 +53,15 @@ const shapes: Readonly<Record<string, TSchema>> = {
     }),
   }),
   check_suite: Type.Object({ check_suite: Type.Object({ head_sha: Type.String() }) }),
+  installation: Type.Object({
+    installation: Type.Object({ id: Type.Integer() }),
+    repositories: Type.Optional(Repositories),
+  }),
+  installation_repositories: Type.Object({
+    installation: Type.Object({ id: Type.Integer() }),
+    repositories_added: Type.Optional(Repositories),
+    repositories_removed: Type.Optional(Repositories),
+  }),
 };
 
 /** What is wrong with a payload of the event `name`, or null when the handlers can read it. */
@@ -64,35 +73,14 @@ export function payloadProblem(name: string, payload: unknown): string | null {
   return `the ${name} payload is malformed: ${error.path || "(payload)"} ${error.message.toLowerCase()}`;
 }
 
-/**
- * Before any handler runs, Octokit reads `action` from every signed payload and Probot authenticates as its
- * `installation`: a payload that is JSON but not an object (`null`, `""`, `5`), or whose installation has no
- * numeric id, would be answered 500. Such a payload is refused here with 400, as Octokit refuses invalid JSON or a
- * wrong signature, which it still checks first.
- */
-export function refuseUnreadablePayloads(webhooks: Probot["webhooks"]): void {
-  const verifyAndReceive = webhooks.verifyAndReceive.bind(webhooks);
-  webhooks.verifyAndReceive = async (event) => {
-    const problem = envelopeProblem(event.payload);
-    if (problem !== null && (await webhooks.verify(event.payload, event.signature))) {
-      const error = Object.assign(new Error(problem), { status: 400 });
-      // Octokit's middleware answers with the status of the first of the errors.
-      throw new AggregateError([error], error.message);
-    }
-    return verifyAndReceive(event);
-  };
-}
-
 const Envelope = Type.Object({ installation: Optional(Type.Object({ id: Type.Integer({ minimum: 1 }) })) });
 
-function envelopeProblem(text: string): string | null {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch {
-    // Octokit answers invalid JSON with a 400 of its own.
-    return null;
-  }
+/**
+ * What is wrong with a payload of any event, or null. Before any handler runs, Octokit reads `action` from every
+ * payload and Probot authenticates as its `installation`: a payload that is not an object (`null`, `""`, `5`), or
+ * whose installation has no numeric id, would fail there.
+ */
+export function envelopeProblem(payload: unknown): string | null {
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
     return "the payload is not a JSON object";
   }
