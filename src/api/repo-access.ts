@@ -65,13 +65,15 @@ export function organizationCovers(principal: Principal, host: string, owner: st
 
 /**
  * contract 3: a test-health request's org_url_slug must be the token's organization, and the repo one it covers.
- * Test health needs no GitHub App and never asks GitHub: the repository is the one the request names, recorded
- * the first time it is named.
+ * Test health needs no GitHub App and never asks GitHub: the repository is the one the request names. Only an
+ * upload or a repository setting records it (`record`); any other request about a repository never named before
+ * finds nothing in it (an unrecorded repository, whose id no row holds), so a refused request writes nothing.
  */
 export async function testHealthRepository(
   deps: ApiDependencies,
   request: FastifyRequest,
   body: { repo: RepoRef; org_url_slug: string },
+  options: { record: boolean } = { record: false },
 ): Promise<Repository> {
   const principal = principalOf(request);
   if (body.org_url_slug.toLowerCase() !== principal.organizationSlug) {
@@ -81,5 +83,7 @@ export async function testHealthRepository(
       `org_url_slug "${body.org_url_slug}" is not the organization of this token (${principal.organizationSlug})`,
     );
   }
-  return recordRepository(deps.store.db, coveredRepository(deps, principal, body.repo), deps.clock());
+  const ref = coveredRepository(deps, principal, body.repo);
+  if (options.record) return recordRepository(deps.store.db, ref, deps.clock());
+  return (await findRepository(deps.store.db, ref)) ?? { id: "", ...ref, installationId: null };
 }

@@ -40,7 +40,7 @@ export function registerAutoQuarantineRoutes(api: FastifyInstance, deps: ApiDepe
       },
     },
     async (request) => {
-      const repository = await testHealthRepository(deps, request, request.body);
+      const repository = await testHealthRepository(deps, request, request.body, { record: true });
       const change = await setAutoQuarantine(deps.store, repository.id, request.body.enabled, deps.clock());
       return {
         auto_quarantine: change.autoQuarantine,

@@ -84,7 +84,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
         ]);
       }
       const idempotencyKey = idempotencyKeyOf(request);
-      const repository = await testHealthRepository(deps, request, body);
+      const repository = await testHealthRepository(deps, request, body, { record: true });
       const defaultBranch = body.default_branch ?? undefined;
       const branches = await stableBranches(store.db, deps.repositoryFacts, repository, defaultBranch);
       const checkout = { defaultBranch, codeowners: body.codeowners ?? undefined };
