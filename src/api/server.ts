@@ -7,6 +7,7 @@ import { registerAuthentication } from "./auth.ts";
 import type { ApiDependencies } from "./dependencies.ts";
 import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
+import { queuePagesPrefix } from "./pages/queues/queue-addresses.ts";
 import { registerTestPages, testPagesPrefix } from "./pages/test-pages.ts";
 import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
 import { registerAutoQuarantineRoutes } from "./routes/auto-quarantine.ts";
@@ -89,7 +90,7 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
 }
 
 /**
- * A Probot `addHandler` handler: takes /v1 requests and the test pages, leaves the rest (webhooks, setup, ping) to
+ * A Probot `addHandler` handler: takes /v1 requests, the test pages and the queue pages, leaves the rest (webhooks, setup, ping) to
  * Probot.
  */
 export function apiHandler(api: FastifyInstance) {
@@ -97,7 +98,7 @@ export function apiHandler(api: FastifyInstance) {
     url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`);
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? "";
-    if (!ours(url, apiPrefix) && !ours(url, testPagesPrefix)) return false;
+    if (![apiPrefix, testPagesPrefix, queuePagesPrefix].some((prefix) => ours(url, prefix))) return false;
     api.routing(req, res);
     return true;
   };

@@ -92,7 +92,12 @@ export function tableSection(
     </table>`;
 }
 
-export function page(title: string, body: Markup, options: { reload?: boolean } = {}): string {
+/** A page; `style` adds rules of its own to the shared stylesheet. */
+export function page(
+  title: string,
+  body: Markup,
+  options: { reload?: boolean; style?: string } = {},
+): string {
   const reload = options.reload ? html`<meta http-equiv="refresh" content="0" />` : "";
   return html`<!doctype html>
     <html lang="en">
@@ -102,7 +107,7 @@ export function page(title: string, body: Markup, options: { reload?: boolean } 
         ${reload}
         <title>${title} · Switchyard</title>
         <style>
-          ${new Markup(stylesheet)}
+          ${new Markup(stylesheet + (options.style ?? ""))}
         </style>
       </head>
       <body>

@@ -18,7 +18,7 @@ export function sendPage(reply: FastifyReply, status: number, body: string) {
 }
 
 /** The same 404 for what does not exist and what the visitor's organization may not see, so neither can be probed. */
-export const notFoundPage = (reply: FastifyReply, what: "Test" | "Repository" = "Test") =>
+export const notFoundPage = (reply: FastifyReply, what: "Test" | "Repository" | "Queue" = "Test") =>
   sendPage(
     reply,
     404,

@@ -1,0 +1,154 @@
+// One merge queue at /queues/<host>/<owner>/<name>/<branch>: its PRs in queue order, each with why it is where it
+// is and the run testing it (what the run tests on top of the target, and its checks), the PRs that left in the
+// last day and why, and the queue's settings. Read from the queue core's state and the history projections.
+import type { FastifyReply } from "fastify";
+import { type PullRequestEntry, type QueueState, queueView, type TestRun } from "../../../queue/index.ts";
+import { priorityNameOf } from "../../../queue/priority.ts";
+import { departedPullRequests, type DepartedPullRequest } from "../../../store/queue-history.ts";
+import { findQueue } from "../../../store/queues.ts";
+import { pullRequestUrl } from "../../../urls.ts";
+import { notFoundPage, sendPage } from "../page-replies.ts";
+import type { PageContext } from "../test-pages.ts";
+import { queuePath } from "./queue-addresses.ts";
+import { queuePage } from "./queue-page-html.ts";
+import type { QueuePageRequest } from "./queue-pages.ts";
+import { queueStateOf } from "./queue-words.ts";
+
+const DAY_MS = 24 * 3600 * 1000;
+/** The most departures the page lists; a busy queue's day is summarised by its charts. */
+export const DEPARTED_LIMIT = 200;
+
+export interface CheckView {
+  name: string;
+  state: string;
+  url: string;
+}
+
+/** A run as a train of boxes: the target's head, the PRs ahead it depends on, then its own PRs (its batch). */
+export interface RunView {
+  id: string;
+  status: string;
+  testBranch: string;
+  basisSha: string;
+  dependsOn: number[];
+  batch: number[];
+  checks: CheckView[];
+}
+
+export interface QueuedPullRequestView {
+  position: number;
+  number: number;
+  url: string;
+  title: string;
+  author: string;
+  state: string;
+  priority: string;
+  submittedAt: number;
+  stateReason: string;
+  stateDetail: string;
+  run: RunView | null;
+}
+
+export interface QueuePageView {
+  repositoryName: string;
+  branch: string;
+  /** Below the service's root. */
+  repositoryQueuesPath: string;
+  state: string;
+  now: number;
+  pullRequests: QueuedPullRequestView[];
+  departed: (DepartedPullRequest & { url: string })[];
+  settings: [string, string][];
+}
+
+function runView(run: TestRun): RunView {
+  const checks = Object.values(run.reports).map((report) => ({
+    name: report.name,
+    state: report.kind === "status" ? report.state : (report.conclusion ?? report.status),
+    url: report.url,
+  }));
+  return {
+    id: run.id,
+    status: run.status,
+    testBranch: run.testBranch,
+    basisSha: run.baseSha,
+    dependsOn: [...run.dependsOn],
+    batch: run.prs.map((pr) => pr.number),
+    checks: checks.sort((a, b) => a.name.localeCompare(b.name)),
+  };
+}
+
+function settingsOf(state: QueueState): [string, string][] {
+  const {
+    enqueuedPullRequests: _listed,
+    state: _state,
+    branch: _branch,
+    ...settings
+  } = queueView({
+    ...state,
+    line: [],
+  });
+  return Object.entries(settings).map(([name, value]) => [
+    name,
+    value === null ? "not set" : Array.isArray(value) ? value.join(", ") || "none" : String(value),
+  ]);
+}
+
+export function queuePageView(
+  deps: PageContext["deps"],
+  request: QueuePageRequest & { branch: string },
+  state: QueueState,
+  departed: DepartedPullRequest[],
+): QueuePageView {
+  const { repository } = request;
+  const prUrl = (number: number) => pullRequestUrl(deps.config, repository, number);
+  const pullRequests = state.line.map((number, index) => {
+    const pr = state.prs[number] as PullRequestEntry;
+    const run = pr.testRunId === null ? undefined : state.runs[pr.testRunId];
+    return {
+      position: index + 1,
+      number,
+      url: prUrl(number),
+      title: pr.title,
+      author: pr.author,
+      state: pr.state,
+      priority: priorityNameOf(pr.priorityValue),
+      submittedAt: pr.submittedAt,
+      stateReason: pr.stateReason,
+      stateDetail: pr.stateDetail,
+      run: run === undefined ? null : runView(run),
+    };
+  });
+  return {
+    repositoryName: `${repository.owner}/${repository.name}`,
+    branch: state.targetBranch,
+    repositoryQueuesPath: queuePath({ repository, branch: null }),
+    state: queueStateOf(state),
+    now: deps.clock(),
+    pullRequests,
+    departed: departed.map((pr) => ({ ...pr, url: prUrl(pr.prNumber) })),
+    settings: settingsOf(state),
+  };
+}
+
+/** The queue's state and its departures of the last day, or undefined when the repository has no such queue. */
+export async function readQueuePage(
+  deps: PageContext["deps"],
+  request: QueuePageRequest & { branch: string },
+): Promise<QueuePageView | undefined> {
+  const queue = await findQueue(deps.store.db, request.repository.id, request.branch);
+  const state = queue === undefined ? undefined : await deps.engine.read(queue.id);
+  if (queue === undefined || state === undefined) return undefined;
+  const departed = await departedPullRequests(deps.store.db, queue.id, deps.clock() - DAY_MS, DEPARTED_LIMIT);
+  return queuePageView(deps, request, state, departed);
+}
+
+export async function showQueuePage(
+  context: PageContext,
+  reply: FastifyReply,
+  request: QueuePageRequest & { branch: string },
+): Promise<FastifyReply> {
+  const view = await readQueuePage(context.deps, request);
+  if (view === undefined) return notFoundPage(reply, "Queue");
+  return sendPage(reply, 200, queuePage(view, request.root));
+}
