@@ -87,3 +87,13 @@ export async function mergeDurations(
     .execute();
   return rows.map((row) => Number(row.duration)).sort((a, b) => a - b);
 }
+
+/** The version of the queue's saved state: it changes with every step, so a page can tell it is current. */
+export async function queueStateVersion(db: Kysely<Database>, queueId: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom("queue_states")
+    .select("version")
+    .where("queue_id", "=", queueId)
+    .executeTakeFirst();
+  return row?.version;
+}

@@ -3,6 +3,7 @@
 import { html, link, type Markup, page, tableSection, time } from "../html.ts";
 import type { DepartedPullRequest } from "../../../store/queue-history.ts";
 import type { QueuedPullRequestView, QueuePageView, RunView } from "./queue-page.ts";
+import { liveScriptPath } from "./live-script.ts";
 import { queueStyle } from "./queue-style.ts";
 import { durationInWords, reasonInWords } from "./queue-words.ts";
 
@@ -33,7 +34,7 @@ function runCell(run: RunView | null, prNumber: number): Markup {
     }`;
 }
 
-function queuedRow(pr: QueuedPullRequestView, now: number): Markup {
+function queuedRow(pr: QueuedPullRequestView, now: number, controls: Controls): Markup {
   return html`<tr id="pr-${pr.number}">
     <td>${pr.position}</td>
     <td>${link(pr.url, `#${pr.number}`)} ${pr.title}<br /><span class="muted">by ${pr.author}</span></td>
@@ -46,6 +47,7 @@ function queuedRow(pr: QueuedPullRequestView, now: number): Markup {
       ${reasonInWords(pr.stateReason)}${pr.stateDetail === "" ? "" : html`<br /><span class="muted">${pr.stateDetail}</span>`}
     </td>
     <td>${runCell(pr.run, pr.number)}</td>
+    <td>${prControls(pr, controls)}</td>
   </tr>`;
 }
 
@@ -66,42 +68,89 @@ function departedRow(pr: DepartedPullRequest & { url: string }): Markup {
   </tr>`;
 }
 
-export function queuePage(view: QueuePageView, root: string): string {
+/** What a visitor may do on the page: every form carries the session's anti-forgery token. */
+export interface Controls {
+  formToken: string;
+}
+
+function actionButton(controls: Controls, action: string, label: string, pr?: number): Markup {
+  return html`<form method="post" class="control">
+    <input type="hidden" name="form_token" value="${controls.formToken}" />
+    <input type="hidden" name="action" value="${action}" />
+    ${pr === undefined ? "" : html`<input type="hidden" name="pr" value="${pr}" />`}
+    <button type="submit">${label}</button>
+  </form>`;
+}
+
+function queueControls(view: QueuePageView, controls: Controls): Markup {
+  const buttons = [
+    view.state === "paused"
+      ? actionButton(controls, "resume", "Resume the queue")
+      : actionButton(controls, "pause", "Pause the queue"),
+    view.state === "draining"
+      ? actionButton(controls, "resume", "Stop draining")
+      : actionButton(controls, "drain", "Drain the queue"),
+  ];
+  return html`<div class="controls">${buttons}</div>`;
+}
+
+function prControls(pr: QueuedPullRequestView, controls: Controls): Markup {
+  const started = ["testing", "tests_passed", "pending_failure"].includes(pr.state);
+  return html`<div class="controls">
+    ${actionButton(controls, "cancel", `Cancel #${pr.number}`, pr.number)}
+    ${started ? actionButton(controls, "restart", `Restart #${pr.number}`, pr.number) : ""}
+    ${pr.priority === "urgent" ? "" : actionButton(controls, "urgent", `Make #${pr.number} urgent`, pr.number)}
+  </div>`;
+}
+
+/** The part of the page that changes with the queue, which the page's script replaces as it changes. */
+export function queueLivePart(view: QueuePageView, controls: Controls): Markup {
   const settings = view.settings.map(
     ([name, value]) =>
       html`<dt>${name}</dt>
         <dd class="mono">${value}</dd>`,
   );
+  return html`<p>
+      State: <strong id="queue-state">${view.state.replace("_", " ")}</strong> · ${view.pullRequests.length}
+      queued · as of ${time(view.now)}
+    </p>
+    ${queueControls(view, controls)}
+    <section id="queued">
+      ${tableSection(
+        "In the queue",
+        ["#", "Pull request", "State", "Priority", "Waiting", "Why it is here", "Its run", ""],
+        view.pullRequests.map((pr) => queuedRow(pr, view.now, controls)),
+        "No PR is in the queue.",
+      )}
+    </section>
+    <section id="departed">
+      ${tableSection(
+        "Left the queue in the last day",
+        ["Pull request", "Outcome", "Left", "Why"],
+        view.departed.map(departedRow),
+        "No PR left the queue in the last day.",
+      )}
+    </section>
+    <section id="settings">
+      <h2>Settings</h2>
+      <dl>${settings}</dl>
+    </section>`;
+}
+
+export function queuePage(
+  view: QueuePageView,
+  root: string,
+  live: { controls: Controls; version: string; notice?: string },
+): string {
+  const notice = live.notice === undefined ? "" : html`<p class="notice" role="status">${live.notice}</p>`;
   return page(
     `${view.branch} queue of ${view.repositoryName}`,
     html`<p class="muted">
         <a href="${root}${view.repositoryQueuesPath.slice(1)}">All queues of ${view.repositoryName}</a>
       </p>
       <h1>Merge queue of <span class="mono">${view.branch}</span></h1>
-      <p>
-        State: <strong id="queue-state">${view.state.replace("_", " ")}</strong> · ${view.pullRequests.length}
-        queued
-      </p>
-      <section id="queued">
-        ${tableSection(
-          "In the queue",
-          ["#", "Pull request", "State", "Priority", "Waiting", "Why it is here", "Its run"],
-          view.pullRequests.map((pr) => queuedRow(pr, view.now)),
-          "No PR is in the queue.",
-        )}
-      </section>
-      <section id="departed">
-        ${tableSection(
-          "Left the queue in the last day",
-          ["Pull request", "Outcome", "Left", "Why"],
-          view.departed.map(departedRow),
-          "No PR left the queue in the last day.",
-        )}
-      </section>
-      <section id="settings">
-        <h2>Settings</h2>
-        <dl>${settings}</dl>
-      </section>`,
-    { style: queueStyle },
+      ${notice}
+      <div id="live" data-version="${live.version}">${queueLivePart(view, live.controls)}</div>`,
+    { style: queueStyle, script: `${root}queues${liveScriptPath}` },
   );
 }

@@ -1,20 +1,26 @@
 // One merge queue at /queues/<host>/<owner>/<name>/<branch>: its PRs in queue order, each with why it is where it
 // is and the run testing it (what the run tests on top of the target, and its checks), the PRs that left in the
 // last day and why, and the queue's settings. Read from the queue core's state and the history projections.
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { type PullRequestEntry, type QueueState, queueView, type TestRun } from "../../../queue/index.ts";
 import { priorityNameOf } from "../../../queue/priority.ts";
-import { departedPullRequests, type DepartedPullRequest } from "../../../store/queue-history.ts";
+import {
+  departedPullRequests,
+  type DepartedPullRequest,
+  queueStateVersion,
+} from "../../../store/queue-history.ts";
 import { findQueue } from "../../../store/queues.ts";
 import { pullRequestUrl } from "../../../urls.ts";
-import { notFoundPage, sendPage } from "../page-replies.ts";
+import { notFoundPage, sendPage, sendUnchanged } from "../page-replies.ts";
 import type { PageContext } from "../test-pages.ts";
 import { queuePath } from "./queue-addresses.ts";
-import { queuePage } from "./queue-page-html.ts";
+import { queueLivePart, queuePage } from "./queue-page-html.ts";
 import type { QueuePageRequest } from "./queue-pages.ts";
-import { queueStateOf } from "./queue-words.ts";
+import { changeNotices, queueStateOf } from "./queue-words.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
+/** How often the times PRs have waited move on the page. */
+const WAITING_TIME_STEP_MS = 15_000;
 /** The most departures the page lists; a busy queue's day is summarised by its charts. */
 export const DEPARTED_LIMIT = 200;
 
@@ -131,24 +137,49 @@ export function queuePageView(
   };
 }
 
-/** The queue's state and its departures of the last day, or undefined when the repository has no such queue. */
-export async function readQueuePage(
-  deps: PageContext["deps"],
-  request: QueuePageRequest & { branch: string },
-): Promise<QueuePageView | undefined> {
-  const queue = await findQueue(deps.store.db, request.repository.id, request.branch);
-  const state = queue === undefined ? undefined : await deps.engine.read(queue.id);
-  if (queue === undefined || state === undefined) return undefined;
-  const departed = await departedPullRequests(deps.store.db, queue.id, deps.clock() - DAY_MS, DEPARTED_LIMIT);
-  return queuePageView(deps, request, state, departed);
+/** The queue a page request names, or undefined when the repository has no such queue. */
+export function namedQueue(deps: PageContext["deps"], request: QueuePageRequest & { branch: string }) {
+  return findQueue(deps.store.db, request.repository.id, request.branch);
 }
 
+/**
+ * What the page shows changes with every step of the queue (its state's version) and, for the times PRs have
+ * waited, with the clock: the page's version names both, so the live part is sent again only when it differs.
+ */
+async function pageVersion(deps: PageContext["deps"], queueId: string): Promise<string> {
+  const version = await queueStateVersion(deps.store.db, queueId);
+  return `"${version}-${Math.floor(deps.clock() / WAITING_TIME_STEP_MS)}"`;
+}
+
+/** Shows the queue's page, or its live part alone (?part=live, for the page's script) when it changed. */
 export async function showQueuePage(
   context: PageContext,
+  request: FastifyRequest<{ Querystring: Record<string, unknown> }>,
   reply: FastifyReply,
-  request: QueuePageRequest & { branch: string },
+  visible: QueuePageRequest & { branch: string },
 ): Promise<FastifyReply> {
-  const view = await readQueuePage(context.deps, request);
-  if (view === undefined) return notFoundPage(reply, "Queue");
-  return sendPage(reply, 200, queuePage(view, request.root));
+  const { deps } = context;
+  const queue = await namedQueue(deps, visible);
+  if (queue === undefined) return notFoundPage(reply, "Queue");
+  const version = await pageVersion(deps, queue.id);
+  const livePart = request.query.part === "live";
+  if (livePart && request.headers["if-none-match"] === version) return sendUnchanged(reply, version);
+  const state = await deps.engine.read(queue.id);
+  if (state === undefined) return notFoundPage(reply, "Queue");
+  const departed = await departedPullRequests(deps.store.db, queue.id, deps.clock() - DAY_MS, DEPARTED_LIMIT);
+  const view = queuePageView(deps, visible, state, departed);
+  const controls = { formToken: visible.visitor.formToken };
+  reply.header("etag", version);
+  if (livePart) return sendPage(reply, 200, queueLivePart(view, controls).text);
+  const changed = request.query.changed;
+  const notice =
+    typeof changed === "string" && Object.hasOwn(changeNotices, changed) ? changeNotices[changed] : undefined;
+  return sendPage(
+    reply,
+    200,
+    queuePage(view, visible.root, { controls, version, ...(notice ? { notice } : {}) }),
+    {
+      script: true,
+    },
+  );
 }

@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { findRepository, type Repository } from "../../../store/repositories.ts";
 import { organizationCovers } from "../../repo-access.ts";
-import { notFoundPage } from "../page-replies.ts";
+import { notFoundPage, sendPage } from "../page-replies.ts";
+import { messagePage } from "../test-page-html.ts";
 import { preparePages, type PageContext, type Visitor } from "../test-pages.ts";
 import {
   type QueueAddress,
@@ -13,6 +14,8 @@ import {
   queueSignIn,
   toRootFrom,
 } from "./queue-addresses.ts";
+import { liveScript, liveScriptPath } from "./live-script.ts";
+import { changeQueue, postedFromAnotherSite } from "./queue-actions.ts";
 import { showQueuePage } from "./queue-page.ts";
 import { showRepositoryQueues } from "./repository-queues-page.ts";
 
@@ -62,7 +65,13 @@ export async function registerQueuePages(api: FastifyInstance, context: PageCont
     async (pages) => {
       preparePages(pages, context.deps);
       pages.setNotFoundHandler((_request, reply) => notFoundPage(reply, "Repository"));
-      pages.get<{ Params: { "*": string } }>(
+      pages.get(liveScriptPath, { config: { public: true }, schema: { hide: true } }, (_request, reply) =>
+        reply
+          .headers({ "x-content-type-options": "nosniff", "cache-control": "max-age=300" })
+          .type("text/javascript; charset=utf-8")
+          .send(liveScript),
+      );
+      pages.get<{ Params: { "*": string }; Querystring: Record<string, unknown> }>(
         "/*",
         { config: { public: true }, schema: { hide: true } },
         async (request, reply) => {
@@ -70,7 +79,27 @@ export async function registerQueuePages(api: FastifyInstance, context: PageCont
           if (visible === null) return reply;
           return visible.branch === null
             ? showRepositoryQueues(context, reply, visible)
-            : showQueuePage(context, reply, { ...visible, branch: visible.branch });
+            : showQueuePage(context, request, reply, { ...visible, branch: visible.branch });
+        },
+      );
+      pages.post<{ Params: { "*": string }; Body: Record<string, unknown> | undefined }>(
+        "/*",
+        { config: { public: true, takesForm: true }, schema: { hide: true } },
+        async (request, reply) => {
+          if (postedFromAnotherSite(context, request)) {
+            return sendPage(
+              reply,
+              403,
+              messagePage(
+                "This form was not sent from its page",
+                "Nothing was changed: send it from the queue's page.",
+              ),
+            );
+          }
+          const visible = await visibleQueueRequest(context, request, reply, request.params["*"]);
+          if (visible === null) return reply;
+          if (visible.branch === null) return notFoundPage(reply, "Queue");
+          return changeQueue(context, request, reply, { ...visible, branch: visible.branch });
         },
       );
     },

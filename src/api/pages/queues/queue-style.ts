@@ -11,4 +11,6 @@ export const queueStyle = `
 .checks { margin: 0; padding-left: 1rem; }
 .check-success { color: #1a7f37; } .check-failure, .check-error, .check-timed_out { color: #cf222e; }
 tr:target { outline: 2px solid #0969da; }
+.controls { display: flex; gap: 0.3rem; flex-wrap: wrap; margin: 0.3rem 0; }
+.controls form { margin: 0; } .controls button { font-size: 0.85em; }
 `;

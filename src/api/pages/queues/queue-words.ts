@@ -54,3 +54,13 @@ export function percentile(sorted: readonly number[], q: number): number | null 
 export function queueStateOf(state: QueueState): string {
   return state.pendingMode === null ? state.status : "switching_modes";
 }
+
+/** What the page says after each change. */
+export const changeNotices: Record<string, string> = {
+  pause: "Paused: no new run starts until the queue is resumed.",
+  resume: "Resumed: the queue is running.",
+  drain: "Draining: the PRs queued go on; no new PR is taken.",
+  cancel: "The PR was taken out of the queue.",
+  restart: "The PR will be tested again.",
+  urgent: "The PR is urgent now: it goes ahead of the others.",
+};
