@@ -97,3 +97,52 @@ export async function queueStateVersion(db: Kysely<Database>, queueId: string): 
     .executeTakeFirst();
   return row?.version;
 }
+
+/** What happened to a queue after `since`: its charts of the last day are drawn from it. */
+export interface QueueActivity {
+  /** When each PR merged, and how long after its submission. */
+  merges: { at: number; durationMs: number }[];
+  /** When each submission entered the queue. */
+  entered: number[];
+  /** When each PR left it (merged, failed, cancelled). */
+  left: number[];
+  /** When each test run ended. */
+  runsEnded: number[];
+}
+
+export async function queueActivity(
+  db: Kysely<Database>,
+  queueId: string,
+  since: number,
+): Promise<QueueActivity> {
+  const [departures, entered, runs] = await Promise.all([
+    db
+      .selectFrom("pull_request_transitions as t")
+      .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
+      .select(["t.at", "t.state", "s.submitted_at as submittedAt"])
+      .where("t.queue_id", "=", queueId)
+      .where("t.at", ">", since)
+      .where("t.state", "in", ["merged", "failed", "cancelled"])
+      .execute(),
+    db
+      .selectFrom("pull_request_submissions")
+      .select("submitted_at as at")
+      .where("queue_id", "=", queueId)
+      .where("submitted_at", ">", since)
+      .execute(),
+    db
+      .selectFrom("test_runs")
+      .select("ended_at as at")
+      .where("queue_id", "=", queueId)
+      .where("ended_at", ">", since)
+      .execute(),
+  ]);
+  return {
+    merges: departures
+      .filter((row) => row.state === "merged")
+      .map((row) => ({ at: Number(row.at), durationMs: Number(row.at) - Number(row.submittedAt) })),
+    entered: entered.map((row) => Number(row.at)),
+    left: departures.map((row) => Number(row.at)),
+    runsEnded: runs.map((row) => Number(row.at)),
+  };
+}

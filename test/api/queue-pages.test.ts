@@ -129,6 +129,36 @@ describe.each(testDialects)("queue pages on %s", (dialect) => {
     expect(visible(page)).toContain("No PR is in the queue.");
   });
 
+  it("draws the merge in the charts of the last 24 hours and lists it as merged", async () => {
+    await submit(4, "Shipped");
+    await s.settle();
+    const run = (
+      await s.api("getMergeQueueTestingDetails", {
+        repo,
+        targetBranch: "main",
+        testRunId: (await record(4)).testRunId,
+      })
+    ).body;
+    s.clock.now += 12 * 60_000;
+    s.repo.reportStatus(run.testBranchSha, "ci", "success");
+    await s.settle();
+    expect(await record(4)).toMatchObject({ state: "merged" });
+
+    const page = await text("github.com/acme/widgets/main");
+    const chart = (id: string) =>
+      page.slice(page.indexOf(`id="${id}"`), page.indexOf("</figure>", page.indexOf(`id="${id}"`)));
+    expect(chart("chart-merged")).toContain("<title>09:12 UTC: 1</title>");
+    expect(chart("chart-time-to-merge")).toContain("<title>09:12 UTC: 12 min</title>");
+    expect(chart("chart-runs-per-merge")).toContain("<title>09:12 UTC: 1.0</title>");
+    expect(chart("chart-depth")).toContain("<title>09:12 UTC: 0</title>");
+    expect(visible(page.slice(page.indexOf('<section id="departed">')))).toContain(
+      "#4 Shipped by alice merged",
+    );
+    expect(visible(await text("github.com/acme/widgets"))).toContain(
+      "main running single 0 0 1 0 12 min / 12 min",
+    );
+  });
+
   it("answers the same 404 to another organization's token as for a repository that is not there", async () => {
     const other = await tokenFor(s.store, "globex");
     const otherCookie = await browserOn(s.server).sessionCookie(other, { queue: "github.com/acme/widgets" });

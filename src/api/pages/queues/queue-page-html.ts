@@ -3,7 +3,9 @@
 import { html, link, type Markup, page, tableSection, time } from "../html.ts";
 import type { DepartedPullRequest } from "../../../store/queue-history.ts";
 import type { QueuedPullRequestView, QueuePageView, RunView } from "./queue-page.ts";
+import { barChart } from "./chart-svg.ts";
 import { liveScriptPath } from "./live-script.ts";
+import type { HourlySeries } from "./queue-charts.ts";
 import { queueStyle } from "./queue-style.ts";
 import { durationInWords, reasonInWords } from "./queue-words.ts";
 
@@ -66,6 +68,38 @@ function departedRow(pr: DepartedPullRequest & { url: string }): Markup {
       ${reasonInWords(pr.stateReason)}${pr.stateDetail === "" ? "" : html`<br /><span class="muted">${pr.stateDetail}</span>`}${proof}
     </td>
   </tr>`;
+}
+
+function chartsSection(series: HourlySeries): Markup {
+  const count = (value: number) => String(Math.round(value));
+  const charts = [
+    barChart({ id: "chart-depth", title: "Depth", hours: series.hours, values: series.depth, format: count }),
+    barChart({
+      id: "chart-merged",
+      title: "Merged per hour",
+      hours: series.hours,
+      values: series.merged,
+      format: count,
+    }),
+    barChart({
+      id: "chart-time-to-merge",
+      title: "Time to merge (median)",
+      hours: series.hours,
+      values: series.timeToMergeMs,
+      format: durationInWords,
+    }),
+    barChart({
+      id: "chart-runs-per-merge",
+      title: "CI runs per merged PR",
+      hours: series.hours,
+      values: series.runsPerMerge,
+      format: (value) => value.toFixed(1),
+    }),
+  ];
+  return html`<section id="charts">
+    <h2>The last 24 hours</h2>
+    <div class="charts">${charts}</div>
+  </section>`;
 }
 
 /** What a visitor may do on the page: every form carries the session's anti-forgery token. */
@@ -131,6 +165,7 @@ export function queueLivePart(view: QueuePageView, controls: Controls): Markup {
         "No PR left the queue in the last day.",
       )}
     </section>
+    ${chartsSection(view.charts)}
     <section id="settings">
       <h2>Settings</h2>
       <dl>${settings}</dl>

@@ -7,6 +7,8 @@ import { priorityNameOf } from "../../../queue/priority.ts";
 import {
   departedPullRequests,
   type DepartedPullRequest,
+  queueActivity,
+  type QueueActivity,
   queueStateVersion,
 } from "../../../store/queue-history.ts";
 import { findQueue } from "../../../store/queues.ts";
@@ -14,11 +16,11 @@ import { pullRequestUrl } from "../../../urls.ts";
 import { notFoundPage, sendPage, sendUnchanged } from "../page-replies.ts";
 import type { PageContext } from "../test-pages.ts";
 import { queuePath } from "./queue-addresses.ts";
+import { CHART_HOURS, HOUR_MS, type HourlySeries, hourlySeries } from "./queue-charts.ts";
 import { queueLivePart, queuePage } from "./queue-page-html.ts";
 import type { QueuePageRequest } from "./queue-pages.ts";
 import { changeNotices, queueStateOf } from "./queue-words.ts";
 
-const DAY_MS = 24 * 3600 * 1000;
 /** How often the times PRs have waited move on the page. */
 const WAITING_TIME_STEP_MS = 15_000;
 /** The most departures the page lists; a busy queue's day is summarised by its charts. */
@@ -64,6 +66,7 @@ export interface QueuePageView {
   now: number;
   pullRequests: QueuedPullRequestView[];
   departed: (DepartedPullRequest & { url: string })[];
+  charts: HourlySeries;
   settings: [string, string][];
 }
 
@@ -104,7 +107,7 @@ export function queuePageView(
   deps: PageContext["deps"],
   request: QueuePageRequest & { branch: string },
   state: QueueState,
-  departed: DepartedPullRequest[],
+  history: { departed: DepartedPullRequest[]; activity: QueueActivity },
 ): QueuePageView {
   const { repository } = request;
   const prUrl = (number: number) => pullRequestUrl(deps.config, repository, number);
@@ -132,7 +135,8 @@ export function queuePageView(
     state: queueStateOf(state),
     now: deps.clock(),
     pullRequests,
-    departed: departed.map((pr) => ({ ...pr, url: prUrl(pr.prNumber) })),
+    departed: history.departed.map((pr) => ({ ...pr, url: prUrl(pr.prNumber) })),
+    charts: hourlySeries(history.activity, state.line.length, deps.clock()),
     settings: settingsOf(state),
   };
 }
@@ -166,8 +170,12 @@ export async function showQueuePage(
   if (livePart && request.headers["if-none-match"] === version) return sendUnchanged(reply, version);
   const state = await deps.engine.read(queue.id);
   if (state === undefined) return notFoundPage(reply, "Queue");
-  const departed = await departedPullRequests(deps.store.db, queue.id, deps.clock() - DAY_MS, DEPARTED_LIMIT);
-  const view = queuePageView(deps, visible, state, departed);
+  const dayAgo = deps.clock() - CHART_HOURS * HOUR_MS;
+  const [departed, activity] = await Promise.all([
+    departedPullRequests(deps.store.db, queue.id, dayAgo, DEPARTED_LIMIT),
+    queueActivity(deps.store.db, queue.id, dayAgo),
+  ]);
+  const view = queuePageView(deps, visible, state, { departed, activity });
   const controls = { formToken: visible.visitor.formToken };
   reply.header("etag", version);
   if (livePart) return sendPage(reply, 200, queueLivePart(view, controls).text);

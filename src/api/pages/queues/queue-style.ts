@@ -11,6 +11,10 @@ export const queueStyle = `
 .checks { margin: 0; padding-left: 1rem; }
 .check-success { color: #1a7f37; } .check-failure, .check-error, .check-timed_out { color: #cf222e; }
 tr:target { outline: 2px solid #0969da; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(20rem, 1fr)); gap: 1rem; }
+.chart { margin: 0; } .chart figcaption { font-weight: 600; } .chart svg { width: 100%; height: auto; }
+.chart .bars { fill: #0969da; } .chart .baseline { stroke: #d1d9e0; }
+.chart .axis { font-size: 10px; fill: #59636e; text-anchor: end; } .chart .tick { font-size: 10px; fill: #59636e; }
 .controls { display: flex; gap: 0.3rem; flex-wrap: wrap; margin: 0.3rem 0; }
 .controls form { margin: 0; } .controls button { font-size: 0.85em; }
 `;
