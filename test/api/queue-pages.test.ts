@@ -154,6 +154,17 @@ describe.each(testDialects)("queue pages on %s", (dialect) => {
     expect(visible(page.slice(page.indexOf('<section id="departed">')))).toContain(
       "#4 Shipped by alice merged",
     );
+
+    // The PR's comment and commit status link to its place on the page: its row, once it left, among the departed.
+    const place = `${s.server.config.publicUrl}/queues/github.com/acme/widgets/main#pr-4`;
+    const comment = s.repo.comments(4).find((c) => c.author === s.fake.appLogin);
+    expect(comment?.body).toContain(`[See it on the queue's page](${place})`);
+    const statuses = s.repo
+      .statuses(s.repo.pullRequest(4).headSha)
+      .filter((status) => status.context !== "ci");
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.every((status) => status.targetUrl === place)).toBe(true);
+    expect(page).toMatch(/<tr id="pr-4"> <td><a href="https:\/\/github.com\/acme\/widgets\/pull\/4"/);
     expect(visible(await text("github.com/acme/widgets"))).toContain(
       "main running single 0 0 1 0 12 min / 12 min",
     );

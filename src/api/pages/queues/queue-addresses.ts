@@ -2,6 +2,7 @@
 // /queues/<host>/<owner>/<name>/<branch> shows one, the branch as it is (slashes and all) or encoded as one segment.
 // Links between pages are relative to the service's root, so they hold wherever a proxy mounts the service.
 import type { RepositoryRef } from "../../../store/repositories.ts";
+import { queuePagesPath } from "../../../urls.ts";
 import { BranchName } from "../../schemas.ts";
 import { repositoryRefOf } from "../page-addresses.ts";
 import type { SignInTarget } from "../test-page-html.ts";
@@ -30,11 +31,8 @@ export function queueAddressOf(address: string): QueueAddress | null {
 }
 
 /** The path of a queue address below the service's root: /queues/<host>/<owner>/<name>[/<branch>]. */
-export function queuePath(address: QueueAddress): string {
-  const { host, owner, name } = address.repository;
-  const segments = [host, owner, name, ...(address.branch === null ? [] : [address.branch])];
-  return `${queuePagesPrefix}/${segments.map(encodeURIComponent).join("/")}`;
-}
+export const queuePath = (address: QueueAddress): string =>
+  queuePagesPath(address.repository, address.branch);
 
 /** The path of the page a sign-in form's `queue` field names, or null when it names none. */
 export function queuePagePath(field: string): string | null {

@@ -1,8 +1,7 @@
 // The HTML of one queue's page. Each queued PR has an anchor (#pr-<number>) the PR comment and commit status link
 // to; its run is drawn as a train of boxes: the target's commit, the PRs ahead it is tested on, then its batch.
 import { html, link, type Markup, page, tableSection, time } from "../html.ts";
-import type { DepartedPullRequest } from "../../../store/queue-history.ts";
-import type { QueuedPullRequestView, QueuePageView, RunView } from "./queue-page.ts";
+import type { DepartedView, QueuedPullRequestView, QueuePageView, RunView } from "./queue-page.ts";
 import { barChart } from "./chart-svg.ts";
 import { liveScriptPath } from "./live-script.ts";
 import type { HourlySeries } from "./queue-charts.ts";
@@ -53,12 +52,12 @@ function queuedRow(pr: QueuedPullRequestView, now: number, controls: Controls): 
   </tr>`;
 }
 
-function departedRow(pr: DepartedPullRequest & { url: string }): Markup {
+function departedRow(pr: DepartedView): Markup {
   const proof =
     pr.state === "failed" && pr.testRunId !== null
       ? html`<br />run <span class="mono">${pr.testRunId}</span>`
       : "";
-  return html`<tr>
+  return html`<tr ${pr.anchored ? html`id="pr-${pr.prNumber}"` : ""}>
     <td>${link(pr.url, `#${pr.prNumber}`)} ${pr.title}<br /><span class="muted">by ${pr.author}</span></td>
     <td><span class="pr-state pr-${pr.state}">${pr.state}</span></td>
     <td>

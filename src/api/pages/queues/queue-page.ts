@@ -57,6 +57,12 @@ export interface QueuedPullRequestView {
   run: RunView | null;
 }
 
+export interface DepartedView extends DepartedPullRequest {
+  url: string;
+  /** Whether this row is the PR's place on the page (#pr-<number>): its latest departure, while not queued again. */
+  anchored: boolean;
+}
+
 export interface QueuePageView {
   repositoryName: string;
   branch: string;
@@ -65,7 +71,7 @@ export interface QueuePageView {
   state: string;
   now: number;
   pullRequests: QueuedPullRequestView[];
-  departed: (DepartedPullRequest & { url: string })[];
+  departed: DepartedView[];
   charts: HourlySeries;
   settings: [string, string][];
 }
@@ -103,6 +109,20 @@ function settingsOf(state: QueueState): [string, string][] {
   ]);
 }
 
+/** The departures with their links; the latest of a PR not queued again holds its place on the page. */
+function anchoredDepartures(
+  state: QueueState,
+  departed: readonly DepartedPullRequest[],
+  prUrl: (number: number) => string,
+): DepartedView[] {
+  const placed = new Set(state.line);
+  return departed.map((pr) => {
+    const anchored = !placed.has(pr.prNumber);
+    placed.add(pr.prNumber);
+    return { ...pr, url: prUrl(pr.prNumber), anchored };
+  });
+}
+
 export function queuePageView(
   deps: PageContext["deps"],
   request: QueuePageRequest & { branch: string },
@@ -135,7 +155,7 @@ export function queuePageView(
     state: queueStateOf(state),
     now: deps.clock(),
     pullRequests,
-    departed: history.departed.map((pr) => ({ ...pr, url: prUrl(pr.prNumber) })),
+    departed: anchoredDepartures(state, history.departed, prUrl),
     charts: hourlySeries(history.activity, state.line.length, deps.clock()),
     settings: settingsOf(state),
   };
