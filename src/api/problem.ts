@@ -19,6 +19,8 @@ export class Problem extends Error {
   readonly status: number;
   readonly code: string;
   readonly errors: FieldError[] | undefined;
+  /** Sent as `Retry-After` when set: when asking again can succeed. */
+  retryAfterSeconds: number | undefined;
 
   constructor(status: number, code: string, detail: string, errors?: FieldError[]) {
     super(detail);

@@ -2,13 +2,13 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
-import { GitHubUnavailable } from "../github/errors.ts";
 import { registerAuthentication } from "./auth.ts";
 import type { ApiDependencies } from "./dependencies.ts";
 import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { queuePagesPrefix } from "./pages/queues/queue-addresses.ts";
 import { registerTestPages, testPagesPrefix } from "./pages/test-pages.ts";
+import { githubProblem } from "./github-problems.ts";
 import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
 import { registerAutoQuarantineRoutes } from "./routes/auto-quarantine.ts";
 import { registerFlakyTestRoutes } from "./routes/flaky-tests.ts";
@@ -33,7 +33,9 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
   registerJsonBodyParser(api);
   registerAuthentication(api, deps);
   api.setErrorHandler((error, request, reply) => {
-    let problem = toProblem(error as FastifyError);
+    let problem = githubProblem(error, Date.now()) ?? toProblem(error as FastifyError);
+    if (problem.retryAfterSeconds !== undefined)
+      reply.header("retry-after", String(problem.retryAfterSeconds));
     if (problem.status >= 500) {
       // contract 2: a 500 says nothing about internals; the request id in the log and the body links them.
       deps.log.error({ err: error, requestId: request.id, url: request.url }, "API request failed");
@@ -114,7 +116,6 @@ function methodOfPath(api: FastifyInstance, method: string, url: string): string
 
 function toProblem(error: FastifyError): Problem {
   if (error instanceof Problem) return error;
-  if (error instanceof GitHubUnavailable) return new Problem(502, "github_unavailable", error.message);
   if (error.validation !== undefined) {
     const errors = fieldErrors(error.validation);
     return invalidRequest(

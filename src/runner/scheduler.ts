@@ -131,8 +131,8 @@ export class Scheduler {
   }
 
   /**
-   * Whatever a run in flight is waiting for, read from GitHub: results lost on their way (a command's whose
-   * worker died or whose answer never arrived, a webhook GitHub never delivered) must not wedge it.
+   * Whatever a run in flight is waiting for, read from GitHub: a result lost on its way (of a command whose
+   * worker died or whose answer never arrived, or a webhook GitHub never delivered) must not wedge it.
    */
   async #readRuns(location: QueueLocation, state: QueueState): Promise<QueueEvent[]> {
     const { github } = this.deps;

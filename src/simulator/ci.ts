@@ -5,6 +5,8 @@ import type { Day } from "./model.ts";
 import { drawCi } from "./model.ts";
 
 export interface CiRun {
+  /** The test branch it runs for: deleting the branch cancels it. */
+  readonly branch: string;
   readonly sha: string;
   /** The set of PRs in the tested commit. */
   readonly content: ContentKey;
@@ -18,14 +20,16 @@ export interface CiRun {
 
 export class SimulatedCi {
   readonly runs: CiRun[] = [];
+  /** Test branch → the run on its head still going. */
   private readonly active = new Map<string, CiRun>();
   /** How often each set of PRs was tested so far: the attempt number of the next test of it. */
   private readonly attempts = new Map<string, number>();
 
   constructor(private readonly day: Day) {}
 
-  /** Starts the run on a test branch head; returns it so the caller can schedule its report. */
+  /** Starts the run on a test branch's head; returns it so the caller can schedule its report. */
   start(
+    branch: string,
     commit: { readonly sha: string; readonly content: ContentKey; readonly broken: boolean },
     now: number,
   ): CiRun {
@@ -34,6 +38,7 @@ export class SimulatedCi {
     this.attempts.set(setKey, attempt + 1);
     const draw = drawCi(this.day, commit.content, attempt);
     const run: CiRun = {
+      branch,
       sha: commit.sha,
       content: commit.content,
       startedAt: now,
@@ -42,22 +47,23 @@ export class SimulatedCi {
       cancelledAt: null,
     };
     this.runs.push(run);
-    this.active.set(commit.sha, run);
+    this.active.set(branch, run);
     return run;
   }
 
   /** The run reports: false when it was cancelled meanwhile. */
   finish(run: CiRun): boolean {
     if (run.cancelledAt !== null) return false;
-    this.active.delete(run.sha);
+    if (this.active.get(run.branch) === run) this.active.delete(run.branch);
     return true;
   }
 
-  cancel(sha: string, now: number): void {
-    const run = this.active.get(sha);
+  /** The test branch was deleted: its run stops. */
+  cancel(branch: string, now: number): void {
+    const run = this.active.get(branch);
     if (run === undefined) return;
     run.cancelledAt = now;
-    this.active.delete(sha);
+    this.active.delete(branch);
   }
 
   minutes(): number {

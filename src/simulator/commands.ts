@@ -10,8 +10,6 @@ export const CI_STATUS = "ci";
 export interface SimulatedWorld {
   readonly repo: SimulatedRepository;
   readonly ci: SimulatedCi;
-  /** Test branch → its head. */
-  readonly branches: Map<string, string>;
   /** Schedules the report of a CI run at its end. */
   readonly scheduleReport: (run: CiRun) => void;
 }
@@ -37,26 +35,19 @@ export function interpret(world: SimulatedWorld, command: QueueCommand, now: num
                 source: "service_config",
               },
             ];
-      const built = world.repo.build(
-        command.baseSha,
-        command.prs.map((pr) => pr.number),
-      );
+      const built = world.repo.build(command.baseSha, command.prs);
       if ("conflict" in built) {
         return [
           ...resolution,
           { type: "test_branch_conflict", runId: command.runId, prNumber: built.conflict },
         ];
       }
-      world.branches.set(command.branch, built.head.sha);
-      world.scheduleReport(world.ci.start(built.head, now));
+      world.scheduleReport(world.ci.start(command.branch, built.head, now));
       return [...resolution, { type: "test_branch_created", runId: command.runId, sha: built.head.sha }];
     }
-    case "delete_test_branch": {
-      const sha = world.branches.get(command.branch);
-      world.branches.delete(command.branch);
-      if (sha !== undefined) world.ci.cancel(sha, now);
+    case "delete_test_branch":
+      world.ci.cancel(command.branch, now);
       return [];
-    }
     case "fast_forward_target":
       return mergeResult(
         command.mergeId,

@@ -63,7 +63,6 @@ export function playQueue(
   const world: SimulatedWorld = {
     repo,
     ci,
-    branches: new Map(),
     scheduleReport: (run) => agenda.schedule(run.endsAt, { kind: "report", run }),
   };
   let state = initialQueueState({

@@ -60,7 +60,8 @@ export function playSerial(day: Day): DayOutcome {
       continue;
     }
     const tested = withPr(content, pr.number);
-    const run = ci.start({ sha: `serial-${pr.number}`, content: tested, broken: pr.broken }, now);
+    const branch = `serial-${pr.number}`;
+    const run = ci.start(branch, { sha: branch, content: tested, broken: pr.broken }, now);
     ci.finish(run);
     now = run.endsAt;
     if (run.passes) {
@@ -104,7 +105,8 @@ export function playOracle(day: Day, slots: number): DayOutcome {
       }
       waiting = [];
       if (batch.length === 0) return;
-      const run = ci.start({ sha: `oracle-${++batches}`, content, broken: false }, now);
+      const branch = `oracle-${++batches}`;
+      const run = ci.start(branch, { sha: branch, content, broken: false }, now);
       ci.finish(run);
       lastMergeAt = Math.max(lastMergeAt, run.endsAt);
       for (let index = started.length - batch.length; index < started.length; index++) {

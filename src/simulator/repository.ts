@@ -47,11 +47,12 @@ export class SimulatedRepository {
   }
 
   /**
-   * The queue makes its test branches' merge commits reproducible (same PR merged on the same commit, same
-   * commit), so the target can fast-forward from one run's tested commit to the next run's: so does this.
+   * A new commit merging `prNumber` on `parent`. The queue makes its test branches' merge commits
+   * reproducible (the same PR merged on the same commit with the same commit date is the same commit), so
+   * the target can fast-forward from one run's tested commit to the next run's: a `mergeKey` says so, and the
+   * commit made before under it is returned.
    */
-  private commit(parent: Commit | null, prNumber: number | null): Commit {
-    const mergeKey = parent === null ? undefined : `${parent.sha} ${prNumber}`;
+  private commit(parent: Commit | null, prNumber: number | null, mergeKey?: string): Commit {
     const known = mergeKey === undefined ? undefined : this.merges.get(mergeKey);
     if (known !== undefined) return known;
     const commit: Commit = {
@@ -82,13 +83,16 @@ export class SimulatedRepository {
     return false;
   }
 
-  /** A test branch: `baseSha`, then each PR merged on top in order. */
-  build(baseSha: string, prNumbers: readonly number[]): BuildResult {
+  /** A test branch: `baseSha`, then each PR merged on top in order, its merge commit dated `commitDate`. */
+  build(
+    baseSha: string,
+    merges: readonly { readonly number: number; readonly commitDate: number }[],
+  ): BuildResult {
     let head = this.commits.get(baseSha);
     if (head === undefined) throw new Error(`the simulated repository has no commit ${baseSha}`);
-    for (const prNumber of prNumbers) {
-      if (this.conflictsOnto(head, prNumber)) return { conflict: prNumber };
-      head = this.commit(head, prNumber);
+    for (const { number, commitDate } of merges) {
+      if (this.conflictsOnto(head, number)) return { conflict: number };
+      head = this.commit(head, number, `${head.sha} ${number} ${commitDate}`);
     }
     return { head };
   }

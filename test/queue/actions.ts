@@ -88,6 +88,7 @@ export const action: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: settingsChange },
+  { weight: 1, arbitrary: rarely.map((none) => ({ kind: "required_checks" as const, none })) },
 );
 
 export const initialSettings: fc.Arbitrary<Partial<QueueSettings>> = fc.record({

@@ -47,6 +47,8 @@ export class FakeGitHub {
   readonly branches = new Map<string, string>();
   readonly testPullRequests = new Set<string>();
   readonly prs = new Map<number, FakePullRequest>();
+  /** What the repository requires (config file or branch protection) when the queue sets nothing. */
+  repoRequiredStatuses: readonly string[] = ["ci"];
   /** Commits a success of the required check `ci` was reported on: what "tested" means. */
   readonly passed = new Set<string>();
   private readonly commits = new Map<string, FakeCommit>();
@@ -200,10 +202,13 @@ export class FakeGitHub {
             {
               type: "required_statuses_resolved",
               runId: command.runId,
-              statuses: ["ci"],
+              statuses: this.repoRequiredStatuses,
               source: "service_config",
             },
           ];
+    // Nothing to test, so nothing is built.
+    if (resolution.length > 0 && this.repoRequiredStatuses.length === 0)
+      return { results: resolution, webhooks: [] };
     const built = (result: QueueEvent): Execution => ({ results: [...resolution, result], webhooks: [] });
     const existing = this.branches.get(command.branch);
     if (existing !== undefined)

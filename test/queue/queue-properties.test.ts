@@ -17,7 +17,9 @@ const scenario = fc.tuple(initialSettings, fc.array(action, { minLength: 20, max
 describe("queue invariants over random event sequences", () => {
   // Checked after every step (see invariants.ts and simulation.ts): every PR queued or terminal with its
   // reason; queue order; one test branch per run; runs built on their predicted base; the target only
-  // moved to tested commits (fake-github.ts); command keys unique; repeated webhooks and results no-ops.
+  // moved to tested commits (fake-github.ts); each run tests the target plus the PRs ahead plus its own; no PR
+  // shown testing before its required statuses are known; command keys unique; repeated webhooks and results
+  // no-ops.
   it("holds every invariant after every step, through crashes, duplicated and reordered webhooks", () => {
     fc.assert(
       fc.property(scenario, ([settings, actions]) => {

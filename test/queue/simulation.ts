@@ -44,6 +44,8 @@ export type Action =
   | { readonly kind: "tick"; readonly minutes: number }
   | { readonly kind: "restart"; readonly pr: number }
   | { readonly kind: "mergeability"; readonly pr: number; readonly mergeable: boolean }
+  /** The repository's own required checks (config file, branch protection): `ci`, or none at all. */
+  | { readonly kind: "required_checks"; readonly none: boolean }
   | {
       readonly kind: "update_queue";
       readonly settings: Partial<QueueSettings>;
@@ -110,6 +112,7 @@ export class Simulation {
     const { state, commands } = step(before, event, this.now);
     for (const command of commands) {
       expect(this.keys.has(command.key), `command key ${command.key} is used once`).toBe(false);
+      this.checkNotificationIsTrue(state, command);
       this.keys.add(command.key);
       // Contract 5.8: nothing starts merging while paused; a group already merging finishes.
       if (MERGE_COMMANDS.has(command.type) && before.merging === null)
@@ -124,6 +127,20 @@ export class Simulation {
     checkInvariants(state, this.maxConcurrency);
     this.checkTestedContent(before, event);
     if (REPEATABLE.has(event.type) && known) this.received.push(event);
+  }
+
+  /** A PR is never shown testing before its run's required statuses are known: with none it never tests. */
+  private checkNotificationIsTrue(state: QueueState, command: QueueCommand): void {
+    const showsTesting =
+      (command.type === "upsert_pr_comment" && command.body.includes("**Testing**")) ||
+      (command.type === "set_commit_status" && command.description.startsWith("Testing in run"));
+    if (!showsTesting) return;
+    const pr = state.prs[command.prNumber];
+    const run = pr?.testRunId == null ? undefined : state.runs[pr.testRunId];
+    expect(
+      run?.requiredStatuses,
+      `#${command.prNumber} is shown testing with known required statuses`,
+    ).not.toBeNull();
   }
 
   /**
@@ -270,6 +287,9 @@ export class Simulation {
           mergeability: action.mergeable ? "mergeable" : "not_mergeable",
         });
       }
+      case "required_checks":
+        this.github.repoRequiredStatuses = action.none ? [] : ["ci"];
+        return;
       case "update_queue":
         this.maxConcurrency = Math.max(this.maxConcurrency, action.settings.concurrency ?? 0);
         return this.receive({ type: "queue_updated", settings: action.settings, status: action.status });

@@ -128,4 +128,53 @@ describe("GitHub failures", () => {
       expect((await submit()).status).toBe(200);
     });
   });
+
+  describe("a request to the API that GitHub rate-limits or refuses", () => {
+    const submit = () => s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    const startWithPr = async () => {
+      s = await startScenario();
+      await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
+      s.repo.openPullRequest({
+        number: 1,
+        title: "Change 1",
+        author: "alice",
+        files: { "src/one.ts": "one\n" },
+      });
+    };
+
+    it("a secondary rate limit answers 503 github_rate_limited with GitHub's retry-after, then works", async () => {
+      await startWithPr();
+      s.fake.failNext({
+        method: "GET",
+        path: "/repos/acme/widgets/pulls/1",
+        status: 403,
+        message: "You have exceeded a secondary rate limit",
+        headers: { "retry-after": "30" },
+      });
+      const response = await s.server.post(
+        "submitPullRequest",
+        { repo, targetBranch: "main", pr: { number: 1 } },
+        s.token,
+      );
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("30");
+      expect(await response.json()).toMatchObject({ status: 503, code: "github_rate_limited" });
+      expect((await submit()).status).toBe(200);
+    });
+
+    it("a refusal GitHub would repeat answers 502 github_refused with GitHub's words, never 500", async () => {
+      await startWithPr();
+      s.fake.failNext({
+        method: "GET",
+        path: "/repos/acme/widgets/pulls/1",
+        status: 403,
+        message: "Resource not accessible by integration",
+      });
+      const { status, body } = await submit();
+      expect(status).toBe(502);
+      expect(body).toMatchObject({ status: 502, code: "github_refused" });
+      expect(body.detail).toContain("GET /repos/acme/widgets/pulls/1");
+      expect(body.detail).toContain("Resource not accessible by integration");
+    });
+  });
 });

@@ -45,17 +45,15 @@ describe.each(testDialects)("speculative runs on %s", (dialect) => {
       await s.api("getMergeQueueTestingDetails", { repo, targetBranch: "main", testRunId: pr.testRunId })
     ).body;
   };
-  /** Three PRs, each changing its own file, ready while the queue is paused. */
-  async function threeReadyPrs(settings: Record<string, unknown>) {
+  /** Three PRs, each changing its own file unless `files` says otherwise, ready while the queue is paused. */
+  async function threeReadyPrs(
+    settings: Record<string, unknown>,
+    files: (number: number) => Record<string, string> = (number) => ({ [`src/${number}.ts`]: `${number}\n` }),
+  ) {
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"], ...settings });
     await s.api("updateQueue", { repo, targetBranch: "main", state: "paused" });
     for (const number of [1, 2, 3]) {
-      s.repo.openPullRequest({
-        number,
-        title: `Change ${number}`,
-        author: "alice",
-        files: { [`src/${number}.ts`]: `${number}\n` },
-      });
+      s.repo.openPullRequest({ number, title: `Change ${number}`, author: "alice", files: files(number) });
       await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
     }
     await s.settle();
@@ -122,5 +120,24 @@ describe.each(testDialects)("speculative runs on %s", (dialect) => {
 
     expect(heads).toEqual(runs.map((run) => run.testBranchSha));
     expect([1, 2, 3].map((number) => s.repo.pullRequest(number).merged)).toEqual([true, true, true]);
+  });
+
+  it("a PR that does not merge on top of the ones ahead fails alone; the PR behind is tested again without it", async () => {
+    await start();
+    // #2 conflicts with #1; #3 changes a file of its own.
+    await threeReadyPrs({ concurrency: 3 }, (number): Record<string, string> =>
+      number === 3 ? { "src/3.ts": "3\n" } : { "src/shared.ts": `from ${number}\n` },
+    );
+
+    await s.api("updateQueue", { repo, targetBranch: "main", state: "running" });
+    await s.settle();
+
+    expect(await record(2)).toMatchObject({ state: "failed", stateReason: "merge_conflict" });
+    expect((await record(1)).state).toBe("testing");
+    const [run1, run3] = [await runOf(1), await runOf(3)];
+    expect(await record(3)).toMatchObject({ state: "testing" });
+    expect(run3.testedPullRequests.map((pr: { prNumber: number }) => pr.prNumber)).toEqual([3]);
+    expect(s.repo.resolve(run3.testBranchSha)?.parents[0]).toBe(run1.testBranchSha);
+    expect(s.repo.commitHasFile(run3.testBranchSha, "src/3.ts")).toBe(true);
   });
 });

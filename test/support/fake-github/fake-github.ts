@@ -36,6 +36,8 @@ export interface InjectedFailure {
   readonly message?: string;
   /** How many matching calls fail; 1 unless told. */
   readonly times?: number;
+  /** Headers of the failure, e.g. a secondary rate limit's `retry-after`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const logicalEpoch = Date.parse("2026-01-01T00:00:00Z");
@@ -214,6 +216,11 @@ export class FakeGitHub {
     );
     if (!entry) return undefined;
     entry.left -= 1;
-    return errorResult(new GitHubApiError(entry.failure.status, entry.failure.message ?? "Server Error"));
+    const result = errorResult(
+      new GitHubApiError(entry.failure.status, entry.failure.message ?? "Server Error"),
+    );
+    return entry.failure.headers
+      ? { ...result, headers: { ...result.headers, ...entry.failure.headers } }
+      : result;
   }
 }
