@@ -12,7 +12,7 @@ import { storedRepositoryFacts } from "./health/repository-facts.ts";
 import { processMetricsRegistry } from "./metrics/process-metrics.ts";
 import { MergeQueueEngine } from "./runner/engine.ts";
 import type { Store } from "./store/database.ts";
-import { pullRequestUrl } from "./urls.ts";
+import { pullRequestUrl, queuePageUrl } from "./urls.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 export interface AppDependencies {
@@ -38,7 +38,9 @@ export function switchyardApp({
       store,
       clock,
       log: app.log,
-      executor: new GitHubCommandExecutor(github, store),
+      executor: new GitHubCommandExecutor(github, store, (location, prNumber) =>
+        queuePageUrl(config, location, prNumber),
+      ),
       github,
       prUrl: (location, prNumber) => pullRequestUrl(config, location, prNumber),
       testBranchPrefix: config.testBranchPrefix,

@@ -6,6 +6,7 @@ import { registerAuthentication } from "./auth.ts";
 import type { ApiDependencies } from "./dependencies.ts";
 import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
+import { queuePagesPrefix } from "./pages/queues/queue-addresses.ts";
 import { registerTestPages, testPagesPrefix } from "./pages/test-pages.ts";
 import { githubProblem } from "./github-problems.ts";
 import { type FieldError, invalidRequest, Problem, problemContentType } from "./problem.ts";
@@ -91,7 +92,7 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
 }
 
 /**
- * A Probot `addHandler` handler: takes /v1 requests and the test pages, leaves the rest (webhooks, setup, ping) to
+ * A Probot `addHandler` handler: takes /v1 requests, the test pages and the queue pages, leaves the rest (webhooks, setup, ping) to
  * Probot.
  */
 export function apiHandler(api: FastifyInstance) {
@@ -99,7 +100,7 @@ export function apiHandler(api: FastifyInstance) {
     url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`);
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? "";
-    if (!ours(url, apiPrefix) && !ours(url, testPagesPrefix)) return false;
+    if (![apiPrefix, testPagesPrefix, queuePagesPrefix].some((prefix) => ours(url, prefix))) return false;
     api.routing(req, res);
     return true;
   };

@@ -17,6 +17,8 @@ export class GitHubCommandExecutor implements CommandExecutor {
   constructor(
     private readonly github: GitHubGateway,
     private readonly store: Store,
+    /** The PR's place on its queue's page, linked from its commit status and comment. */
+    private readonly queuePageOf: (location: QueueLocation, prNumber: number) => string,
   ) {}
 
   async execute(location: QueueLocation, command: QueueCommand): Promise<QueueEvent[]> {
@@ -45,10 +47,14 @@ export class GitHubCommandExecutor implements CommandExecutor {
           state: command.state,
           context: command.context,
           description: command.description,
+          target_url: this.queuePageOf(location, command.prNumber),
         });
         return [];
       case "upsert_pr_comment":
-        await this.#upsertComment(octokit, repo, location.queueId, command);
+        await this.#upsertComment(octokit, repo, location.queueId, {
+          ...command,
+          body: `${command.body}\n\n[See it on the queue's page](${this.queuePageOf(location, command.prNumber)})`,
+        });
         return [];
     }
   }

@@ -65,10 +65,12 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
     const signedIn = await signIn({ token: ` ${token} `, test_id: cartId.toUpperCase() });
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get("location")).toBe(cartId);
-    const cookie = signedIn.headers.get("set-cookie") as string;
+    // One cookie for the test pages and one for the queue pages, holding the same session.
+    const [cookie, queuesCookie] = signedIn.headers.getSetCookie() as [string, string];
     expect(cookie).toMatch(
       /^switchyard_session=[^;]+; Path=\/tests; Max-Age=43200; HttpOnly; SameSite=Strict; Secure$/,
     );
+    expect(queuesCookie).toBe(cookie.replace("Path=/tests", "Path=/queues"));
     expect(cookie).not.toContain(token.slice("sy_0123456789abcdef_".length));
   });
 

@@ -79,7 +79,11 @@ describe("recovery", () => {
       .execute();
     const location = (await queueLocation(s.store.db, rows[0]!.queue_id))!;
     const probot = testProbot(s.fake.fetch);
-    const executor = new GitHubCommandExecutor(new GitHubGateway(probot), s.store);
+    const executor = new GitHubCommandExecutor(
+      new GitHubGateway(probot),
+      s.store,
+      () => s.server.config.publicUrl,
+    );
     const mainBefore = s.repo.branch("main");
     const commentsBefore = s.repo.comments(1).length;
     for (const { command } of rows) {

@@ -1,5 +1,6 @@
-// The markup of the test pages: a template tag that escapes every value it is given (test names and failure
-// messages come from uploaded reports), a few formats, and the page frame with its small stylesheet. No script.
+// The markup of the pages: a template tag that escapes every value it is given (test names and failure messages
+// come from uploaded reports), a few formats, and the page frame with its small stylesheet. No script but the
+// queue pages' own.
 const entities: Record<string, string> = {
   "&": "&amp;",
   "<": "&lt;",
@@ -92,7 +93,12 @@ export function tableSection(
     </table>`;
 }
 
-export function page(title: string, body: Markup, options: { reload?: boolean } = {}): string {
+/** A page; `style` adds rules of its own to the shared stylesheet, `script` loads a script of this service. */
+export function page(
+  title: string,
+  body: Markup,
+  options: { reload?: boolean; style?: string; script?: string } = {},
+): string {
   const reload = options.reload ? html`<meta http-equiv="refresh" content="0" />` : "";
   return html`<!doctype html>
     <html lang="en">
@@ -101,8 +107,9 @@ export function page(title: string, body: Markup, options: { reload?: boolean } 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         ${reload}
         <title>${title} · Switchyard</title>
+        ${options.script === undefined ? "" : html`<script src="${options.script}" defer></script>`}
         <style>
-          ${new Markup(stylesheet)}
+          ${new Markup(stylesheet + (options.style ?? ""))}
         </style>
       </head>
       <body>

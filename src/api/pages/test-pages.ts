@@ -19,6 +19,8 @@ import { repositoryPagePath, repositoryRefOf } from "./page-addresses.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { registerRepositoryPage, repositorySignIn } from "./repository-page.ts";
 import { registerTestActions } from "./test-actions.ts";
+import { queuePagePath, queuePagesPrefix, queueSignIn } from "./queues/queue-addresses.ts";
+import { registerQueuePages } from "./queues/queue-pages.ts";
 import { registerTestPage, testSignIn } from "./test-page.ts";
 import { messagePage, type SignInTarget, signInPage } from "./test-page-html.ts";
 
@@ -56,10 +58,12 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
       (secret) => new BrowserSessions(secret),
     ));
   const publicUrl = new URL(config.publicUrl);
-  const cookieOptions = {
-    path: `${publicUrl.pathname.replace(/\/+$/, "")}${testPagesPrefix}`,
-    secure: publicUrl.protocol === "https:",
-  };
+  // One cookie per folder of pages: the session reaches the test pages and the queue pages, and not /v1.
+  const basePath = publicUrl.pathname.replace(/\/+$/, "");
+  const cookies = (session: string) =>
+    [testPagesPrefix, queuePagesPrefix].map((prefix) =>
+      sessionCookie(session, { path: `${basePath}${prefix}`, secure: publicUrl.protocol === "https:" }),
+    );
 
   const context: PageContext = {
     deps,
@@ -80,24 +84,7 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
 
   await api.register(
     async (pages) => {
-      pages.addContentTypeParser(
-        "application/x-www-form-urlencoded",
-        { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
-        (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-      );
-      pages.setErrorHandler((error: { statusCode?: number }, request, reply) => {
-        const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
-        if (status === 500) {
-          deps.log.error({ err: error, requestId: request.id, url: request.url }, "test page failed");
-          return sendPage(
-            reply,
-            500,
-            messagePage("Something went wrong", `The service logged it as request ${request.id}.`),
-          );
-        }
-        const title = STATUS_CODES[status] ?? "Bad Request";
-        return sendPage(reply, status, messagePage(title, "This request cannot be answered."));
-      });
+      preparePages(pages, deps);
       pages.setNotFoundHandler((_request, reply) => notFoundPage(reply));
       registerTestPage(pages, context);
       registerTestActions(pages, context);
@@ -115,7 +102,7 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
             const value = request.body?.[name];
             return typeof value === "string" ? value.trim() : "";
           };
-          const returnTo = signInReturn(field("test_id"), field("repository"));
+          const returnTo = signInReturn(field("test_id"), field("repository"), field("queue"));
           if (returnTo === null) return notFoundPage(reply);
           const principal = await authenticate(store.db, field("token"), deps.clock());
           if (principal === null) {
@@ -126,26 +113,52 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
           }
           const session = (await sessions()).issue(principal.tokenId, deps.clock());
           // Relative to /tests/sign-in: the page signed in to, wherever a proxy mounts the service.
-          return reply
-            .header("set-cookie", sessionCookie(session, cookieOptions))
-            .redirect(returnTo.location, 303);
+          return reply.header("set-cookie", cookies(session)).redirect(returnTo.location, 303);
         },
       );
     },
     { prefix: testPagesPrefix },
   );
+  await registerQueuePages(api, context);
+}
+
+/** What every folder of pages shares: forms as bodies, and errors and unknown addresses answered as pages. */
+export function preparePages(pages: FastifyInstance, deps: ApiDependencies): void {
+  pages.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+  pages.setErrorHandler((error: { statusCode?: number }, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) {
+      deps.log.error({ err: error, requestId: request.id, url: request.url }, "test page failed");
+      return sendPage(
+        reply,
+        500,
+        messagePage("Something went wrong", `The service logged it as request ${request.id}.`),
+      );
+    }
+    const title = STATUS_CODES[status] ?? "Bad Request";
+    return sendPage(reply, status, messagePage(title, "This request cannot be answered."));
+  });
 }
 
 /**
- * Where a sign-in returns to: the test's page or the repository's page its form names (and the same form again
- * when the token is refused). Only those two: the form is no way to send a browser elsewhere.
+ * Where a sign-in returns to: the test's page, the repository's page or the queue page its form names (and the
+ * same form again when the token is refused). Only those: the form is no way to send a browser elsewhere.
  */
 function signInReturn(
   testIdField: string,
   repositoryField: string,
+  queueField: string,
 ): { location: string; target: SignInTarget } | null {
   const testId = testIdField.toLowerCase();
   if (isUuid(testId)) return { location: testId, target: testSignIn(testId) };
+  if (queueField !== "") {
+    const address = queuePagePath(queueField);
+    return address === null ? null : { location: `..${address}`, target: queueSignIn(queueField, "../") };
+  }
   const [host = "", owner = "", name = "", ...rest] = repositoryField.split("/");
   const ref = rest.length === 0 ? repositoryRefOf(host, owner, name) : null;
   return ref === null ? null : { location: repositoryPagePath(ref), target: repositorySignIn(ref) };
