@@ -10,6 +10,15 @@ const drainTimeoutMs = 30_000;
 
 export const jsonContentType = /^application\/(?:[\w.+-]+\+)?json$/i;
 
+/** Whether a request's `Content-Type` header (parameters aside) is JSON. */
+export function isJsonContentType(header: string | string[] | undefined): boolean {
+  const type =
+    String(header ?? "")
+      .split(";")[0]
+      ?.trim() ?? "";
+  return jsonContentType.test(type);
+}
+
 /** The raw response of each request in flight, so the parser can answer an oversized body itself. */
 const responses = new WeakMap<IncomingMessage, ServerResponse>();
 

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { registerAuthentication } from "./auth.ts";
 import type { ApiDependencies } from "./dependencies.ts";
-import { jsonContentType, registerJsonBodyParser } from "./json-body.ts";
+import { isJsonContentType, registerJsonBodyParser } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { queuePagesPrefix } from "./pages/queues/queue-addresses.ts";
 import { registerTestPages, testPagesPrefix } from "./pages/test-pages.ts";
@@ -58,11 +58,7 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
   api.addHook("preValidation", async (request) => {
     if (request.method !== "POST" || request.routeOptions.config.takesForm === true) return;
     // contract 1: a POST must be JSON even when it has no body at all.
-    const type =
-      String(request.headers["content-type"] ?? "")
-        .split(";")[0]
-        ?.trim() ?? "";
-    if (!jsonContentType.test(type)) {
+    if (!isJsonContentType(request.headers["content-type"])) {
       throw new Problem(
         415,
         "unsupported_media_type",

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot } from "probot";
 import { Problem, problemContentType } from "../../api/problem.ts";
-import { jsonContentType } from "../../api/json-body.ts";
+import { isJsonContentType } from "../../api/json-body.ts";
 import { envelopeProblem, payloadProblem } from "./payload-shapes.ts";
 
 /** GitHub caps a delivery's payload at 25 MB: a larger body is not GitHub's. */
@@ -75,11 +75,7 @@ async function receivedDelivery(app: Probot, req: IncomingMessage) {
   if (req.method !== "POST") {
     throw new Problem(405, "method_not_allowed", `${req.method} is not allowed on webhooks; use POST`);
   }
-  const type =
-    String(req.headers["content-type"] ?? "")
-      .split(";")[0]
-      ?.trim() ?? "";
-  if (!jsonContentType.test(type)) {
+  if (!isJsonContentType(req.headers["content-type"])) {
     throw new Problem(
       415,
       "unsupported_media_type",
