@@ -132,6 +132,9 @@ describe("malformed requests", () => {
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
     await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
     await s.settle();
+    // The scheduler's timers (polls, mergeability re-checks) write on their own time: the commits counted here are
+    // the requests' alone.
+    await s.server.engine.scheduler.stop();
   });
   afterAll(async () => {
     observer.close();
