@@ -54,6 +54,10 @@ export class Replica {
       },
     });
     this.child = child;
+    // A test that times out never stops its replicas: they go with the test's process.
+    const reap = () => child.kill("SIGKILL");
+    process.once("exit", reap);
+    child.once("exit", () => process.off("exit", reap));
     const onData = (chunk: Buffer) => {
       this.log = (this.log + chunk.toString()).slice(-logTailBytes);
     };
