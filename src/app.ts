@@ -6,9 +6,9 @@ import type { Config } from "./config.ts";
 import { GitHubCommandExecutor } from "./github/command-executor.ts";
 import { GitHubGateway } from "./github/gateway.ts";
 import { githubInstallations, registerInstallationWebhooks } from "./github/installations.ts";
-import { githubRepositoryFacts } from "./github/repository-facts.ts";
 import { registerQueueWebhooks } from "./github/webhooks/index.ts";
 import { scheduleTestHealthMaintenance } from "./health/maintenance.ts";
+import { storedRepositoryFacts } from "./health/repository-facts.ts";
 import { processMetricsRegistry } from "./metrics/process-metrics.ts";
 import { MergeQueueEngine } from "./runner/engine.ts";
 import type { Store } from "./store/database.ts";
@@ -48,7 +48,7 @@ export function switchyardApp({
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
     registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log, clock });
-    const repositoryFacts = githubRepositoryFacts(app, clock);
+    const repositoryFacts = storedRepositoryFacts(store.db);
     const api = await buildApi(
       {
         config,

@@ -158,7 +158,9 @@ export const ciVariables = [
   "GITHUB_SERVER_URL",
   "GITHUB_REPOSITORY",
   "GITHUB_RUN_ID",
+  "GITHUB_RUN_ATTEMPT",
   "GITHUB_WORKSPACE",
+  "GITHUB_EVENT_PATH",
 ] as const;
 
 /** The variables `switchyard upload` and `switchyard test` read: the service to upload to, and the CI run. */

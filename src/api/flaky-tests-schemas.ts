@@ -1,6 +1,7 @@
 // Wire schemas of the test-health endpoints (interface 2.5, 2.6, 4.3; contract 7): they validate requests and
 // generate the OpenAPI document.
 import { type Static, Type } from "@sinclair/typebox";
+import { MAX_CODEOWNERS_BYTES } from "../health/codeowners.ts";
 import { LowercaseEnum, Nullable, Timestamp } from "./schema-types.ts";
 import { BranchName, RepoRef } from "./schemas.ts";
 import { TICKET_URL_MAX_LENGTH } from "./test-triage.ts";
@@ -221,6 +222,22 @@ export const UploadRequest = Type.Object({
     ...Timestamp,
     description: "the time of every result; default: when received",
   }),
+  default_branch: Type.Optional(
+    Nullable({
+      ...BranchName,
+      description:
+        "an extension: the repository's default branch as the checkout knows it (contract 7.3's stable branch); it replaces the one known",
+    }),
+  ),
+  codeowners: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: MAX_CODEOWNERS_BYTES,
+        description:
+          "an extension: the text of the checkout's CODEOWNERS file (.github/, the root or docs/), \"\" when it has none; it gives the tests' codeowners",
+      }),
+    ),
+  ),
   junit_xml: Type.Array(Type.String({ description: "one JUnit XML document" }), {
     minItems: 1,
     maxItems: 1000,

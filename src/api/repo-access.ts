@@ -1,6 +1,11 @@
 // Which repository a request is about, and whether the token may touch it (contract 3 and 4).
 import type { FastifyRequest } from "fastify";
-import { findRepository, rememberRepository, type Repository } from "../store/repositories.ts";
+import {
+  findRepository,
+  recordRepository,
+  rememberRepository,
+  type Repository,
+} from "../store/repositories.ts";
 import type { Principal } from "../store/tokens.ts";
 import { principalOf } from "./auth.ts";
 import type { ApiDependencies } from "./dependencies.ts";
@@ -17,6 +22,23 @@ export async function resolveRepository(
   principal: Principal,
   ref: RepoRef,
 ): Promise<Repository> {
+  const covered = coveredRepository(deps, principal, ref);
+  const known = await findRepository(deps.store.db, covered);
+  if (known !== undefined && known.installationId !== null) return known;
+
+  const installed = await deps.installations.findInstallation(covered);
+  if (installed === null) {
+    throw new Problem(
+      404,
+      "repo_not_installed",
+      `the Switchyard GitHub App is not installed on ${covered.host}/${ref.owner}/${ref.name}: install it on the repository first`,
+    );
+  }
+  return rememberRepository(deps.store.db, installed, deps.clock());
+}
+
+/** contract 3: the repository `ref`, on this service's GitHub host and covered by the token's organization. */
+function coveredRepository(deps: ApiDependencies, principal: Principal, ref: RepoRef): RepoRef {
   const host = ref.host.toLowerCase();
   if (host !== deps.config.githubHost) {
     throw new Problem(
@@ -32,18 +54,7 @@ export async function resolveRepository(
       `the token's organization ${principal.organizationSlug} does not cover ${host}/${ref.owner}`,
     );
   }
-  const known = await findRepository(deps.store.db, { ...ref, host });
-  if (known !== undefined && known.installationId !== null) return known;
-
-  const installed = await deps.installations.findInstallation({ ...ref, host });
-  if (installed === null) {
-    throw new Problem(
-      404,
-      "repo_not_installed",
-      `the Switchyard GitHub App is not installed on ${host}/${ref.owner}/${ref.name}: install it on the repository first`,
-    );
-  }
-  return rememberRepository(deps.store.db, installed, deps.clock());
+  return { ...ref, host };
 }
 
 /** contract 3: whether the token's organization covers the GitHub owner `owner` on `host`. */
@@ -52,7 +63,11 @@ export function organizationCovers(principal: Principal, host: string, owner: st
   return principal.owners.some((covered) => covered.host === host && covered.ownerKey === ownerKey);
 }
 
-/** contract 3: a test-health request's org_url_slug must be the token's organization, and the repo one it covers. */
+/**
+ * contract 3: a test-health request's org_url_slug must be the token's organization, and the repo one it covers.
+ * Test health needs no GitHub App and never asks GitHub: the repository is the one the request names, recorded
+ * the first time it is named.
+ */
 export async function testHealthRepository(
   deps: ApiDependencies,
   request: FastifyRequest,
@@ -66,5 +81,5 @@ export async function testHealthRepository(
       `org_url_slug "${body.org_url_slug}" is not the organization of this token (${principal.organizationSlug})`,
     );
   }
-  return resolveRepository(deps, principal, body.repo);
+  return recordRepository(deps.store.db, coveredRepository(deps, principal, body.repo), deps.clock());
 }

@@ -104,9 +104,9 @@ function readModel(options: SimulateOptions, command: Command): SimulationModel 
     throw new CliError(`cannot read ${options.fromHistory}: ${(error as Error).message}`);
   }
   try {
-    const history = parseHistory(content, options.fromHistory);
-    const mean = history.ciDurations.reduce((sum, minutes) => sum + minutes, 0) / history.ciDurations.length;
-    return { ...model, ...history, ciMinutes: mean, jitter: 0 };
+    const { arrivalsPerHour, ciDurations, broken, flaky } = parseHistory(content, options.fromHistory);
+    const ciMinutes = ciDurations.reduce((sum, minutes) => sum + minutes, 0) / ciDurations.length;
+    return { ...model, arrivalsPerHour, ciDurations, broken, flaky, ciMinutes, jitter: 0 };
   } catch (error) {
     if (error instanceof HistoryError) throw new CliError(error.message);
     throw error;

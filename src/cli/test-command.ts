@@ -5,12 +5,10 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { type Command, CommanderError } from "commander";
-import { readCiEnvironment } from "../config.ts";
-import { checkoutRoot } from "./checkout.ts";
 import type { CliContext } from "./io.ts";
 import { DEFAULT_REPORT_GLOBS, findReports, type UploadSummary, uploadReports } from "./upload-client.ts";
 import { describeUpload } from "./upload-command.ts";
-import { addUploadOptions, resolveUploadTarget, type UploadOptions } from "./upload-metadata.ts";
+import { addUploadOptions, type UploadOptions, uploadTarget } from "./upload-metadata.ts";
 
 /** How many unquarantined failures are named before "and N more". */
 const FAILURES_LISTED = 20;
@@ -72,7 +70,7 @@ async function verdict(exitCode: number, startedAt: number, options: UploadOptio
   let summary: UploadSummary;
   let reportCount: number;
   try {
-    const target = resolveUploadTarget(options, readCiEnvironment(), checkoutRoot(process.cwd()));
+    const target = await uploadTarget(options, process.cwd());
     // The results' time is when the tests started, unless the flag says otherwise.
     target.metadata.started_at ??= new Date(startedAt).toISOString();
     const reports = await findReports({

@@ -1,10 +1,8 @@
 // switchyard upload --junit-paths <glob>… (contract 7.1): uploads JUnit reports with the run's metadata.
 import type { Command } from "commander";
-import { readCiEnvironment } from "../config.ts";
-import { checkoutRoot } from "./checkout.ts";
 import { CliError, type CliContext } from "./io.ts";
 import { findReports, type UploadSummary, uploadReports } from "./upload-client.ts";
-import { addUploadOptions, resolveUploadTarget, type UploadOptions } from "./upload-metadata.ts";
+import { addUploadOptions, type UploadOptions, uploadTarget } from "./upload-metadata.ts";
 
 export function registerUploadCommand(program: Command, context: CliContext): void {
   addUploadOptions(
@@ -15,7 +13,7 @@ export function registerUploadCommand(program: Command, context: CliContext): vo
       ),
     "required",
   ).action(async (options: UploadOptions) => {
-    const target = resolveUploadTarget(options, readCiEnvironment(), checkoutRoot(process.cwd()));
+    const target = await uploadTarget(options, process.cwd());
     const globs = options.junitPaths ?? [];
     const reports = await findReports({ globs, cwd: process.cwd() });
     if (reports.length === 0) throw new CliError(`no file matches --junit-paths ${globs.join(" ")}`);

@@ -2,7 +2,8 @@
 // (GitHub Actions' variables), and where it goes (the service URL and token).
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import type { CiEnvironment } from "../config.ts";
+import { type CiEnvironment, readCiEnvironment } from "../config.ts";
+import { checkoutFacts, checkoutRoot } from "./checkout.ts";
 import { CliError } from "./io.ts";
 
 /** Flags shared by `switchyard upload` and `switchyard test`. */
@@ -21,12 +22,15 @@ export interface UploadOptions {
   runUrl?: string;
   startedAt?: string;
   repoRoot?: string;
+  defaultBranch?: string;
 }
 
 export interface UploadTarget {
   serviceUrl: string;
   token: string;
   metadata: UploadMetadata;
+  /** GITHUB_RUN_ATTEMPT: a re-run of a job is another upload, whatever its reports. */
+  runAttempt?: string;
 }
 
 /** The fields of an upload request other than the reports. */
@@ -41,6 +45,10 @@ export interface UploadMetadata {
   run_url?: string;
   started_at?: string;
   repo_root: string;
+  /** The repository's default branch, as the checkout (or the flag) tells it. */
+  default_branch?: string;
+  /** The text of the checkout's CODEOWNERS file, "" when it has none. */
+  codeowners?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -70,6 +78,10 @@ export function addUploadOptions(command: Command, junitPaths: "required" | "opt
     .option(
       "--started-at <time>",
       "when the tests started, ISO 8601 (default: when the service receives them)",
+    )
+    .option(
+      "--default-branch <name>",
+      "the repository's default branch (default: from the GitHub Actions event, else the clone's origin/HEAD)",
     )
     .option(
       "--repo-root <dir>",
@@ -140,7 +152,22 @@ export function resolveUploadTarget(
       throw new CliError(`--started-at must be an ISO 8601 time, got "${options.startedAt}"`);
     metadata.started_at = new Date(startedAt).toISOString();
   }
-  return { serviceUrl: serviceUrl.replace(/\/+$/, ""), token, metadata };
+  const target: UploadTarget = { serviceUrl: serviceUrl.replace(/\/+$/, ""), token, metadata };
+  if (env.GITHUB_RUN_ATTEMPT !== undefined) target.runAttempt = env.GITHUB_RUN_ATTEMPT;
+  return target;
+}
+
+/**
+ * resolveUploadTarget for the commands: the CI environment, the checkout around `cwd`, and what that checkout
+ * tells of the repository (its default branch and CODEOWNERS, unless the flag names the branch).
+ */
+export async function uploadTarget(options: UploadOptions, cwd: string): Promise<UploadTarget> {
+  const env = readCiEnvironment();
+  const target = resolveUploadTarget(options, env, checkoutRoot(cwd));
+  const facts = await checkoutFacts(target.metadata.repo_root, env.GITHUB_EVENT_PATH);
+  Object.assign(target.metadata, facts);
+  if (options.defaultBranch !== undefined) target.metadata.default_branch = options.defaultBranch;
+  return target;
 }
 
 function githubRunUrl(env: CiEnvironment): string | undefined {

@@ -7,8 +7,7 @@ import { findCommentId, rememberComment } from "../store/pull-request-comments.t
 import type { QueueLocation } from "../store/queue-locations.ts";
 import { classifyGitHubFailure, githubMessage } from "./errors.ts";
 import type { GitHubGateway, InstallationOctokit } from "./gateway.ts";
-import { resolveRequiredStatuses } from "./required-statuses.ts";
-import { createTestBranch } from "./test-branch.ts";
+import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
 
@@ -35,10 +34,6 @@ export class GitHubCommandExecutor implements CommandExecutor {
       case "close_test_pull_request":
         await closeTestPullRequests(octokit, repo, command.branch);
         return [];
-      case "resolve_required_statuses": {
-        const resolved = await resolveRequiredStatuses(octokit, repo.owner, repo.repo, command.targetBranch);
-        return [{ type: "required_statuses_resolved", runId: command.runId, ...resolved }];
-      }
       case "fast_forward_target":
         return [await fastForwardTarget(octokit, repo, command)];
       case "merge_pull_request":
@@ -84,14 +79,6 @@ export class GitHubCommandExecutor implements CommandExecutor {
 }
 
 type Repo = { owner: string; repo: string };
-
-async function deleteBranch(octokit: InstallationOctokit, repo: Repo, branch: string): Promise<void> {
-  try {
-    await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${branch}` });
-  } catch (error) {
-    if (statusOf(error) !== 422 && statusOf(error) !== 404) throw error;
-  }
-}
 
 async function openTestPullRequest(
   octokit: InstallationOctokit,

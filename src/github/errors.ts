@@ -1,5 +1,6 @@
 // How the service reads GitHub's failures: GitHub out of reach (no answer in time, or a 5xx), rate limited, or
 // a refusal that states a fact (a 4xx about the PR or the repository, which asking again will not change).
+import { isRateLimited } from "../runner/command-executor.ts";
 
 /** GitHub did not answer a call in time, could not be reached, or answered 5xx. Worth trying again later. */
 export class GitHubUnavailable extends Error {
@@ -31,15 +32,9 @@ export type GitHubFailureKind = "unavailable" | "rate_limited" | "refused";
  * fact about what was asked (405 not mergeable, 409 head moved, 422 invalid…) and stands.
  */
 export function classifyGitHubFailure(error: unknown): GitHubFailureKind {
-  const { status, response } = error as OctokitFailure;
+  const { status } = error as OctokitFailure;
   if (error instanceof GitHubUnavailable || status === undefined || status >= 500) return "unavailable";
-  const headers = response?.headers ?? {};
-  if (
-    status === 429 ||
-    (status === 403 && (headers["x-ratelimit-remaining"] === "0" || "retry-after" in headers))
-  )
-    return "rate_limited";
-  return "refused";
+  return isRateLimited(error) ? "rate_limited" : "refused";
 }
 
 /** GitHub's own words for a refusal ("Pull Request is not mergeable"), without the documentation link. */

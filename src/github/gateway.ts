@@ -2,6 +2,7 @@
 // installation). Everything that asks GitHub a question goes through here or the command executor.
 import type { Probot, ProbotOctokit } from "probot";
 import type { ProviderMergeability, PullRequestFacts, StatusReport } from "../queue/index.ts";
+import { type ResolvedStatuses, resolveRequiredStatuses } from "./required-statuses.ts";
 import { checkRunReport, commitStatusReport } from "./status-reports.ts";
 
 export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
@@ -80,6 +81,40 @@ export class GitHubGateway {
       if ((error as { status?: number }).status === 404) return null;
       throw error;
     }
+  }
+
+  /**
+   * The head of a test branch once it holds every one of `commits` (its base and each PR's head); null while the
+   * branch does not exist or is not fully built.
+   */
+  async builtBranchHead(
+    repo: RepoAddress,
+    branch: string,
+    commits: readonly string[],
+  ): Promise<string | null> {
+    const head = await this.branchHead(repo, branch);
+    if (head === null) return null;
+    const octokit = await this.octokit(repo);
+    for (const sha of commits) {
+      try {
+        const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+          owner: repo.owner,
+          repo: repo.name,
+          basehead: `${sha}...${head}`,
+          per_page: 1,
+        });
+        if (data.status !== "ahead" && data.status !== "identical") return null;
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return null;
+        throw error;
+      }
+    }
+    return head;
+  }
+
+  /** The required statuses of a target branch, as a run resolves them (contract 5.3). */
+  async requiredStatuses(repo: RepoAddress, targetBranch: string): Promise<ResolvedStatuses> {
+    return resolveRequiredStatuses(await this.octokit(repo), repo.owner, repo.name, targetBranch);
   }
 
   /** Everything CI reported on a commit: check runs and commit statuses (polling, contract 5.3). */

@@ -1,59 +1,110 @@
-// Builds a run's test branch on GitHub (contract 5.3): the base commit, then each PR merged in order. GitHub's
-// merge API dates a merge commit with the time of the merge, so each merge is then made again as a commit of the
-// same tree and parents dated as the queue says: the same merges on the same commit make the same commit in
-// every test branch, and the target can fast-forward from one run's tested commit to the next one's.
+// Builds a run's test branch on GitHub (contract 5.3): the base commit, then each PR merged in order, once the
+// run is known to have required statuses. GitHub's merge API dates a merge commit with the time of the merge,
+// so each merge is then made again as a commit of the same tree and parents dated as the queue says: the same
+// merges on the same commit make the same commit in every test branch, and the target can fast-forward from
+// one run's tested commit to the next one's.
 import type { QueueCommand, QueueEvent, TestBranchMerge } from "../queue/index.ts";
 import type { InstallationOctokit } from "./gateway.ts";
+import { resolveRequiredStatuses } from "./required-statuses.ts";
 
 type Repo = { owner: string; repo: string };
+
+/** Where test branches are built, outside any test branch prefix (CI may build everything under that). */
+const SCRATCH_PREFIX = "switchyard-build/";
 
 /** Who the reproducible merge commits are by when GitHub's merge commit does not say. */
 const FALLBACK_AUTHOR = { name: "Switchyard", email: "switchyard@users.noreply.github.com" };
 
 const statusOf = (error: unknown) => (error as { status?: number }).status;
 
-/** Reports `test_branch_created` with the branch's head, or `test_branch_conflict` naming the PR that did not merge. */
+type CreateTestBranch = Extract<QueueCommand, { type: "create_test_branch" }>;
+
+/**
+ * Reports the required statuses when asked to resolve them, then `test_branch_created` with the branch's head,
+ * or `test_branch_conflict` naming the PR that did not merge. With no required statuses nothing is built.
+ */
 export async function createTestBranch(
   octokit: InstallationOctokit,
   repo: Repo,
-  command: Extract<QueueCommand, { type: "create_test_branch" }>,
+  command: CreateTestBranch,
 ): Promise<QueueEvent[]> {
-  await startBranch(octokit, repo, command.branch, command.baseSha);
-  let head = command.baseSha;
-  for (const pr of command.prs) {
-    const merged = await mergeReproducibly(octokit, repo, command.branch, head, pr);
-    if (merged === "conflict") {
-      return [{ type: "test_branch_conflict", runId: command.runId, prNumber: pr.number }];
-    }
-    head = merged;
-  }
-  return [{ type: "test_branch_created", runId: command.runId, sha: head }];
+  if (command.resolveRequiredStatusesOf === null) return [await buildTestBranch(octokit, repo, command)];
+  const resolved = await resolveRequiredStatuses(
+    octokit,
+    repo.owner,
+    repo.repo,
+    command.resolveRequiredStatusesOf,
+  );
+  const resolution: QueueEvent = { type: "required_statuses_resolved", runId: command.runId, ...resolved };
+  if (resolved.statuses.length === 0) return [resolution];
+  return [resolution, await buildTestBranch(octokit, repo, command)];
 }
 
-async function startBranch(octokit: InstallationOctokit, repo: Repo, branch: string, sha: string) {
+/**
+ * The merges happen on a scratch branch outside the test branch prefix, so that the test branch is pushed once,
+ * at its tested commit: CI that builds test branches never builds GitHub's own merge commits, nor a half-built
+ * branch.
+ */
+async function buildTestBranch(
+  octokit: InstallationOctokit,
+  repo: Repo,
+  command: CreateTestBranch,
+): Promise<QueueEvent> {
+  const scratch = `${SCRATCH_PREFIX}${command.branch}`;
+  await pointBranch(octokit, repo, scratch, command.baseSha);
+  let head = command.baseSha;
+  let scratchHead = head;
+  for (const pr of command.prs) {
+    // The scratch branch holds GitHub's merge commit of the previous PR, not the reproducible one.
+    if (scratchHead !== head) await pointBranch(octokit, repo, scratch, head);
+    const merged = await mergeReproducibly(octokit, repo, scratch, head, pr);
+    if (merged === "conflict") {
+      await deleteBranch(octokit, repo, scratch);
+      return { type: "test_branch_conflict", runId: command.runId, prNumber: pr.number };
+    }
+    [head, scratchHead] = [merged.head, merged.scratchHead];
+  }
+  await pointBranch(octokit, repo, command.branch, head);
+  await deleteBranch(octokit, repo, scratch);
+  return { type: "test_branch_created", runId: command.runId, sha: head };
+}
+
+/** Creates the branch at `sha`, or moves it there: it is ours (named after the run), left by an earlier attempt. */
+async function pointBranch(octokit: InstallationOctokit, repo: Repo, branch: string, sha: string) {
   try {
     await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha });
   } catch (error) {
     if (statusOf(error) !== 422) throw error;
-    // The branch is ours (named after the run): a previous attempt made it, so start it over.
     await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha, force: true });
   }
 }
 
-/** Merges a PR head into the branch at `head`; answers the branch's new head. */
+/** "Not found" counts as deleted: the command may run again after a crash. */
+export async function deleteBranch(octokit: InstallationOctokit, repo: Repo, branch: string): Promise<void> {
+  try {
+    await octokit.rest.git.deleteRef({ ...repo, ref: `heads/${branch}` });
+  } catch (error) {
+    if (statusOf(error) !== 422 && statusOf(error) !== 404) throw error;
+  }
+}
+
+/**
+ * Merges a PR head into the scratch branch at `head`: answers the reproducible merge commit, and where GitHub
+ * left the scratch branch.
+ */
 async function mergeReproducibly(
   octokit: InstallationOctokit,
   repo: Repo,
-  branch: string,
+  scratch: string,
   head: string,
   pr: TestBranchMerge,
-): Promise<string | "conflict"> {
+): Promise<{ head: string; scratchHead: string } | "conflict"> {
   const message = `Merge #${pr.number}: ${pr.title}`;
   let merge;
   try {
     merge = await octokit.rest.repos.merge({
       ...repo,
-      base: branch,
+      base: scratch,
       head: pr.headSha,
       commit_message: message,
     });
@@ -62,7 +113,7 @@ async function mergeReproducibly(
     throw error;
   }
   // 204: the PR's head is already in the branch.
-  if (merge.status !== 201) return head;
+  if (merge.status !== 201) return { head, scratchHead: head };
   const gitHubAuthor = merge.data.commit.author;
   const signature = {
     name: gitHubAuthor?.name ?? FALLBACK_AUTHOR.name,
@@ -77,6 +128,5 @@ async function mergeReproducibly(
     author: signature,
     committer: signature,
   });
-  await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: commit.sha, force: true });
-  return commit.sha;
+  return { head: commit.sha, scratchHead: merge.data.sha };
 }

@@ -47,9 +47,10 @@ interface CommitTally {
  * Classifies a test from its runs (in any order; skipped runs and runs older than the 7-day window are ignored).
  * Runs with equal timestamps keep their given order, which matters for the re-runs of one upload.
  *
- * - broken: on some stable branch, the branch's latest runs in the window are 3 or more failures in a row
- *   (streaks are counted per branch); or at least 80% of at least 5 runs on stable branches in the last 24 hours
- *   failed.
+ * - broken: the latest runs in the window on stable branches are 3 or more failures in a row, counted over the
+ *   stable branches together (a test failing on every stable branch it runs on) or on one of them (a test broken
+ *   on a release branch while it passes on main); or at least 80% of at least 5 runs on stable branches in the
+ *   last 24 hours failed.
  * - flaky (when not broken): in the window, one commit has both a failed and a passed run (on any branches), or
  *   one stable branch has both.
  * - healthy otherwise.
@@ -69,6 +70,8 @@ export function classifyTest(
   let failed = 0;
   let recentStable = 0;
   let recentStableFailed = 0;
+  // The failures on stable branches since the last pass on any of them.
+  const stableStreak: { failures: number; branches: Set<string> } = { failures: 0, branches: new Set() };
 
   for (const run of chronological(runs)) {
     const time = run.timestamp.getTime();
@@ -97,9 +100,13 @@ export function classifyTest(
       branch.failed++;
       branch.failureStreak++;
       branch.lastFailure = run;
+      stableStreak.failures++;
+      stableStreak.branches.add(run.branch);
     } else {
       branch.passed++;
       branch.failureStreak = 0;
+      stableStreak.failures = 0;
+      stableStreak.branches.clear();
     }
     if (time >= recentStart) {
       recentStable++;
@@ -108,8 +115,16 @@ export function classifyTest(
   }
 
   const streak = longestFailureStreak(branches.values());
-  if (streak !== null && streak.failureStreak >= BROKEN_STREAK) {
+  if (
+    streak !== null &&
+    streak.failureStreak >= BROKEN_STREAK &&
+    streak.failureStreak >= stableStreak.failures
+  ) {
     return { value: "broken", reason: `failed the last ${streak.failureStreak} runs on ${streak.branch}` };
+  }
+  if (stableStreak.failures >= BROKEN_STREAK) {
+    const where = [...stableStreak.branches].sort().join(" and ");
+    return { value: "broken", reason: `failed the last ${stableStreak.failures} runs on ${where}` };
   }
   if (
     recentStable >= BROKEN_RECENT_MIN_RUNS &&

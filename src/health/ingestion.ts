@@ -35,7 +35,9 @@ import {
 } from "./report-batches.ts";
 import { readReports } from "./report-reader.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
+import { type CheckoutReport, rememberCheckout } from "./repository-facts.ts";
 import { firstHealth } from "./test-case-health.ts";
+import { keepUploadReceipt, repeatedUpload, type UploadReceiptRequest } from "./upload-receipts.ts";
 
 /** Test cases parsed, stored and classified together; large enough to amortise each statement. */
 const BATCH_SIZE = 2000;
@@ -58,6 +60,10 @@ export interface UploadInput {
   /** One JUnit XML document each: text, bytes, or a stream of chunks. */
   documents: readonly JunitInput[];
   stableBranches: ReadonlySet<string>;
+  /** What the uploading checkout tells of the repository: its default branch, its CODEOWNERS. */
+  checkout?: CheckoutReport;
+  /** The upload's idempotency key: a repeat of an upload stored before is answered as it was, storing nothing. */
+  receipt?: UploadReceiptRequest;
   now: number;
 }
 
@@ -110,7 +116,10 @@ interface UploadState {
   autoQuarantine: boolean;
 }
 
-/** Parses and stores an upload. Throws the parser's JunitParseError, after rolling everything back. */
+/**
+ * Parses and stores an upload, or answers the upload it repeats. Throws the parser's JunitParseError (after rolling
+ * everything back), and IdempotencyKeyReused.
+ */
 export async function ingestUpload(
   store: Store,
   input: UploadInput,
@@ -118,8 +127,19 @@ export async function ingestUpload(
 ): Promise<UploadOutcome> {
   const keyCache = testCaseKeyCache(store.db);
   const ingestion = new Ingestion(store.dialect, input, keyCache, batchSize);
+  const { repository, receipt, now } = input;
   try {
-    return await inTestHealthTransaction(store, input.repository.id, (trx) => ingestion.run(trx));
+    // Under the repository's lock: a retry that arrives while the first attempt is still being stored waits for it.
+    return await inTestHealthTransaction(store, repository.id, async (trx) => {
+      const repeated = receipt === undefined ? undefined : await repeatedUpload(trx, repository.id, receipt);
+      if (repeated !== undefined) return repeated;
+      const outcome = await ingestion.run(trx);
+      if (input.checkout !== undefined) {
+        await rememberCheckout(trx, repository, input.branch, input.checkout, now);
+      }
+      if (receipt !== undefined) await keepUploadReceipt(trx, repository.id, receipt, outcome, now);
+      return outcome;
+    });
   } catch (error) {
     // Whether the work or the commit failed, the keys the upload handed out are taken back.
     keyCache.forget();

@@ -14,6 +14,7 @@ import {
 import { LISTING_SNAPSHOT_LIFETIME_MS } from "../store/test-listings.ts";
 import { testHealthSettings } from "../store/test-health-settings.ts";
 import { purgeResults } from "../store/test-results.ts";
+import { purgeUploadReceipts } from "../store/test-upload-receipts.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type RepositoryFacts, stableBranches } from "./repository-facts.ts";
 
@@ -41,6 +42,8 @@ export async function maintainTestHealth(deps: MaintenanceDependencies): Promise
   // Kept a listing snapshot's lifetime past the retention, so that no walk through a listing sees them go.
   const cutoff = now - deps.retentionDays * DAY_MS - LISTING_SNAPSHOT_LIFETIME_MS;
   const purgedResults = await purgeResults(store.db, cutoff);
+  // Receipts go with the results of their uploads.
+  await purgeUploadReceipts(store.db, cutoff);
 
   let forgottenTests = 0;
   for (const repositoryId of await repositoriesWithTestCases(store.db)) {

@@ -29,6 +29,12 @@ export type QueueCommand =
       readonly branch: string;
       readonly baseSha: string;
       readonly prs: readonly TestBranchMerge[];
+      /**
+       * When the queue sets no required statuses: the target branch whose own (`merge.required_statuses`, else
+       * branch protection) are read first and reported (`required_statuses_resolved`); with none there is
+       * nothing to test, so no branch is built. Null when the queue sets them.
+       */
+      readonly resolveRequiredStatusesOf: string | null;
     }
   | {
       readonly type: "delete_test_branch";
@@ -50,13 +56,6 @@ export type QueueCommand =
       readonly key: string;
       readonly runId: string;
       readonly branch: string;
-    }
-  /** Read `merge.required_statuses`, then branch protection; reports `required_statuses_resolved`. */
-  | {
-      readonly type: "resolve_required_statuses";
-      readonly key: string;
-      readonly runId: string;
-      readonly targetBranch: string;
     }
   /**
    * merge_commit (contract 5.4): move the target branch to the tested commit itself, without force, only
@@ -109,7 +108,11 @@ export function testBranchName(state: QueueState, runId: string): string {
   return `${state.testBranchPrefix}${state.targetBranch}/${runId}`;
 }
 
-export function createTestBranch(run: TestRun, prs: readonly TestBranchMerge[]): QueueCommand {
+export function createTestBranch(
+  state: QueueState,
+  run: TestRun,
+  prs: readonly TestBranchMerge[],
+): QueueCommand {
   return {
     type: "create_test_branch",
     key: `create-test-branch:${run.id}`,
@@ -117,6 +120,7 @@ export function createTestBranch(run: TestRun, prs: readonly TestBranchMerge[]):
     branch: run.testBranch,
     baseSha: run.baseSha,
     prs,
+    resolveRequiredStatusesOf: run.requiredStatuses === null ? state.targetBranch : null,
   };
 }
 
@@ -147,15 +151,6 @@ export function closeTestPullRequest(run: TestRun): QueueCommand {
     key: `close-test-pull-request:${run.id}`,
     runId: run.id,
     branch: run.testBranch,
-  };
-}
-
-export function resolveRequiredStatuses(state: QueueState, run: TestRun): QueueCommand {
-  return {
-    type: "resolve_required_statuses",
-    key: `resolve-required-statuses:${run.id}`,
-    runId: run.id,
-    targetBranch: state.targetBranch,
   };
 }
 

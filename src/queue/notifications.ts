@@ -41,6 +41,15 @@ function truncate(text: string): string {
 }
 
 /**
+ * A PR is not shown testing before its run knows its required statuses: with none, the run fails at once
+ * (contract 5.3), and the PR would show a test that never was. The news waits for them.
+ */
+function awaitsRequiredStatuses(state: QueueState, pr: PullRequestEntry): boolean {
+  const run = pr.testRunId === null ? undefined : state.runs[pr.testRunId];
+  return pr.state === "testing" && run?.requiredStatuses === null;
+}
+
+/**
  * One commit status and one comment update per PR whose state changed in this step, for its final state.
  * Keys carry the length of the PR's history, so each update is its own outbox entry.
  */
@@ -48,7 +57,7 @@ export function notifyTransitions(draft: QueueDraft): void {
   const state = draft.state;
   for (const prNumber of draft.transitioned) {
     const pr = state.prs[prNumber];
-    if (pr === undefined) continue;
+    if (pr === undefined || awaitsRequiredStatuses(state, pr)) continue;
     const version = `${pr.submissionId}:${pr.history.length}`;
     if (state.settings.statusCheckEnabled) {
       const status = commitStatusOf(state, pr);

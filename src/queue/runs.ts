@@ -1,11 +1,6 @@
 import { releaseStarted, removeFromQueue } from "./abandonment.ts";
 import type { TestBranchMerge } from "./commands.ts";
-import {
-  createTestBranch,
-  openTestPullRequest,
-  resolveRequiredStatuses,
-  testBranchName,
-} from "./commands.ts";
+import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
 import { failRunTests } from "./failures.ts";
 import { compareQueueOrder, startedPrs, waitingPrs } from "./ordering.ts";
@@ -123,8 +118,8 @@ function startRun(draft: QueueDraft, prNumbers: readonly number[]): void {
     });
   }
   const ahead = baseRun === undefined ? dependsOn.map((prNumber) => testedMerge(draft, prNumber)) : [];
-  draft.emit(createTestBranch(run, [...ahead, ...prNumbers.map((prNumber) => testedMerge(draft, prNumber))]));
-  if (requiredStatuses === null) draft.emit(resolveRequiredStatuses(state, run));
+  const own = prNumbers.map((prNumber) => testedMerge(draft, prNumber));
+  draft.emit(createTestBranch(state, run, [...ahead, ...own]));
 }
 
 /** Contract 5.2: the first `concurrency` ready PRs test at once, each on top of the ones ahead. */
@@ -215,7 +210,10 @@ export function onTestBranchConflict(draft: QueueDraft, runId: string, prNumber:
   }
 }
 
-/** Contract 5.3: required statuses, resolved for a run; none at all fails it at once. */
+/**
+ * Contract 5.3: required statuses, resolved for a run (with its test branch, see create_test_branch); none at
+ * all fails it at once, and nothing was built.
+ */
 export function onRequiredStatusesResolved(
   draft: QueueDraft,
   runId: string,
@@ -225,6 +223,8 @@ export function onRequiredStatusesResolved(
   const run = draft.run(runId);
   if (run?.status !== "in_progress" || run.requiredStatuses !== null) return;
   if (statuses.length === 0) {
+    // The executor builds no branch for a run without required statuses: there is none to delete.
+    draft.putRun({ ...run, branchDeleted: true });
     endRun(draft, runId, "failed", "no_required_statuses", NO_REQUIRED_STATUSES);
     for (const pr of run.prs) {
       removeFromQueue(draft, pr.number, {
@@ -236,6 +236,8 @@ export function onRequiredStatusesResolved(
     return;
   }
   draft.putRun({ ...run, requiredStatuses: statuses, requiredStatusesSource: source });
+  // The news that they are testing waited for this (see notifications.ts).
+  for (const { number } of run.prs) draft.transitioned.add(number);
   evaluateRun(draft, runId);
 }
 

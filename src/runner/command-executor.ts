@@ -15,19 +15,19 @@ type GitHubError = { status?: number; response?: { headers?: Record<string, stri
 /** A failure worth trying again later (GitHub unreachable, 5xx, rate limited). */
 export function isTransient(error: unknown): boolean {
   const status = (error as GitHubError).status;
-  return status === undefined || status >= 500 || status === 429 || isRateLimited(error);
+  return status === undefined || status >= 500 || isRateLimited(error);
 }
 
 /**
- * GitHub's rate limits answer 403 or 429: a secondary limit with `retry-after` (seconds), the primary one
- * with `x-ratelimit-remaining: 0` and `x-ratelimit-reset` (epoch seconds).
+ * GitHub's rate limits: 429, or 403 with a secondary limit's `retry-after` (seconds) or the primary limit's
+ * `x-ratelimit-remaining: 0` (then `x-ratelimit-reset`, epoch seconds, says until when).
  */
 export function isRateLimited(error: unknown): boolean {
   const { status, response } = error as GitHubError;
   const headers = response?.headers ?? {};
   return (
-    (status === 403 || status === 429) &&
-    (headers["retry-after"] !== undefined || headers["x-ratelimit-remaining"] === "0")
+    status === 429 ||
+    (status === 403 && (headers["retry-after"] !== undefined || headers["x-ratelimit-remaining"] === "0"))
   );
 }
 

@@ -44,6 +44,8 @@ export class OutboxWorker {
   readonly holder = newId();
   readonly #draining = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
+  /** Ids of the commands this worker is running: the heartbeat renews their claims. */
+  readonly #running = new Set<string>();
   /** Repositories GitHub rate-limited, until when (epoch ms): their commands wait without asking GitHub. */
   readonly #rateLimited = new Map<string, number>();
   #heartbeat: NodeJS.Timeout | undefined;
@@ -53,7 +55,8 @@ export class OutboxWorker {
       store: Store;
       runner: QueueRunner;
       executor: CommandExecutor;
-      github: GitHubPoller;
+      /** Only a new test branch's CI results are read here. */
+      github: Pick<GitHubPoller, "ciReports">;
       clock: () => number;
       log: Logger;
     },
@@ -71,10 +74,9 @@ export class OutboxWorker {
 
   /** Renews the leases of the commands this worker is running (the timer beats; tests step it). */
   async heartbeat(): Promise<void> {
-    if (this.#draining.size === 0) return;
     const { store, clock, log } = this.deps;
     try {
-      await renewClaims(store.db, { holder: this.holder, now: clock(), leaseMs });
+      await renewClaims(store.db, [...this.#running], { holder: this.holder, now: clock(), leaseMs });
     } catch (error) {
       log.warn({ err: error }, "renewing outbox claims failed; the next beat tries again");
     }
@@ -111,7 +113,12 @@ export class OutboxWorker {
       const claim = { holder: this.holder, now: clock(), leaseMs };
       const pending = await claimNextCommand(store.db, queueId, lane, claim);
       if (pending === undefined) return;
-      if (!(await this.#execute(pending))) return;
+      this.#running.add(pending.id);
+      try {
+        if (!(await this.#execute(pending))) return;
+      } finally {
+        this.#running.delete(pending.id);
+      }
     }
   }
 

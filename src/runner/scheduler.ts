@@ -1,11 +1,14 @@
 // Timers of the queue: testing timeouts (tick), commands due for a retry, and polling GitHub so that a
-// missed webhook never wedges a run (contract 5.3) nor a PR whose mergeability GitHub was computing (5.1).
+// missed webhook or a lost command result never wedges a run (contract 5.3), nor a PR whose mergeability GitHub
+// was computing (5.1).
 import type { Logger } from "probot";
 import {
   mergeabilityRechecksDue,
   type PullRequestFacts,
   pullRequestsToRecheck,
   type QueueEvent,
+  type QueueState,
+  type RequiredStatusesSource,
   type StatusReport,
 } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
@@ -20,6 +23,16 @@ import type { QueueRunner } from "./queue-runner.ts";
 export interface GitHubPoller {
   ciReports(location: QueueLocation, sha: string): Promise<StatusReport[]>;
   pullRequest(location: QueueLocation, number: number): Promise<PullRequestFacts | null>;
+  /** The head of a test branch that holds every one of `commits`, else null. */
+  builtBranchHead(
+    location: QueueLocation,
+    branch: string,
+    commits: readonly string[],
+  ): Promise<string | null>;
+  requiredStatuses(
+    location: QueueLocation,
+    targetBranch: string,
+  ): Promise<{ statuses: string[]; source: RequiredStatusesSource }>;
 }
 
 const hourMs = 3_600_000;
@@ -98,12 +111,7 @@ export class Scheduler {
     if (location === undefined || state === undefined || location.installationId === null) return [];
     const events: QueueEvent[] = [];
     try {
-      for (const run of scope.everything ? Object.values(state.runs) : []) {
-        if (run.status !== "in_progress" || run.testBranchSha === null) continue;
-        const sha = run.testBranchSha;
-        for (const report of await github.ciReports(location, sha))
-          events.push({ type: "status_reported", sha, report });
-      }
+      if (scope.everything) events.push(...(await this.#readRuns(location, state)));
       const prs = scope.everything ? pullRequestsToRecheck(state) : mergeabilityRechecksDue(state, scope.now);
       for (const prNumber of prs) {
         const pr = await github.pullRequest(location, prNumber);
@@ -118,6 +126,35 @@ export class Scheduler {
       }
     } catch (error) {
       log.warn({ err: error, queueId }, "polling GitHub failed; the next pass tries again");
+    }
+    return events;
+  }
+
+  /**
+   * Whatever a run in flight is waiting for, read from GitHub: a result lost on its way (of a command whose
+   * worker died or whose answer never arrived, or a webhook GitHub never delivered) must not wedge it.
+   */
+  async #readRuns(location: QueueLocation, state: QueueState): Promise<QueueEvent[]> {
+    const { github } = this.deps;
+    const events: QueueEvent[] = [];
+    for (const run of Object.values(state.runs)) {
+      if (run.status !== "in_progress") continue;
+      if (run.requiredStatuses === null) {
+        const resolved = await github.requiredStatuses(location, state.targetBranch);
+        events.push({ type: "required_statuses_resolved", runId: run.id, ...resolved });
+      }
+      let sha = run.testBranchSha;
+      if (sha === null && run.baseSha !== null) {
+        // Only a branch holding everything the run tests counts: one half built is not reported.
+        const ahead = run.dependsOn.flatMap((prNumber) => state.prs[prNumber]?.headSha ?? []);
+        const commits = [run.baseSha, ...ahead, ...run.prs.map((pr) => pr.headSha)];
+        sha = await github.builtBranchHead(location, run.testBranch, commits);
+        if (sha !== null) events.push({ type: "test_branch_created", runId: run.id, sha });
+      }
+      if (sha === null) continue;
+      for (const report of await github.ciReports(location, sha)) {
+        events.push({ type: "status_reported", sha, report });
+      }
     }
     return events;
   }

@@ -14,14 +14,24 @@ function bucketMaxima(series: LengthSeries, columns: number, endsAt: number): nu
   const points = series.points;
   let index = 0;
   let current = 0;
-  for (let column = 0; column < columns; column++) {
-    const sliceEnd = ((column + 1) * endsAt) / columns;
-    let max = current;
-    while (index < points.length && (points[index] as readonly [number, number])[0] < sliceEnd) {
-      current = (points[index] as readonly [number, number])[1];
-      max = Math.max(max, current);
-      index++;
+  const consume = (before: (at: number) => boolean, onChange: (length: number) => void) => {
+    for (let point = points[index]; point !== undefined && before(point[0]); point = points[++index]) {
+      current = point[1];
+      onChange(current);
     }
+  };
+  for (let column = 0; column < columns; column++) {
+    const sliceStart = (column * endsAt) / columns;
+    const sliceEnd = ((column + 1) * endsAt) / columns;
+    consume(
+      (at) => at <= sliceStart,
+      () => {},
+    );
+    let max = current;
+    consume(
+      (at) => at < sliceEnd,
+      (length) => (max = Math.max(max, length)),
+    );
     maxima.push(max);
   }
   return maxima;
@@ -47,7 +57,7 @@ export function terminalChart(series: LengthSeries, columns = 60, rows = 8): str
   const hours = series.endsAt / HOUR_MS;
   const axis = `${" ".repeat(labelWidth)} └${"─".repeat(columns)}`;
   const end = `${hours.toFixed(hours < 10 ? 1 : 0)} h`;
-  const scale = `${" ".repeat(labelWidth + 2)}0 h${end.padStart(columns - 3)}`;
+  const scale = `${" ".repeat(labelWidth + 2)}0 h${end.padStart(Math.max(columns - 3, end.length + 1))}`;
   return [...lines, axis, scale].join("\n");
 }
 

@@ -25,16 +25,31 @@ export interface SimulatedWorld {
 export function interpret(world: SimulatedWorld, command: QueueCommand, now: number): QueueEvent[] {
   switch (command.type) {
     case "create_test_branch": {
+      // Every simulated target requires the one CI status; a queue that names none learns it here first.
+      const resolution: QueueEvent[] =
+        command.resolveRequiredStatusesOf === null
+          ? []
+          : [
+              {
+                type: "required_statuses_resolved",
+                runId: command.runId,
+                statuses: [CI_STATUS],
+                source: "service_config",
+              },
+            ];
       const built = world.repo.build(
         command.baseSha,
         command.prs.map((pr) => pr.number),
       );
       if ("conflict" in built) {
-        return [{ type: "test_branch_conflict", runId: command.runId, prNumber: built.conflict }];
+        return [
+          ...resolution,
+          { type: "test_branch_conflict", runId: command.runId, prNumber: built.conflict },
+        ];
       }
       world.branches.set(command.branch, built.head.sha);
       world.scheduleReport(world.ci.start(built.head, now));
-      return [{ type: "test_branch_created", runId: command.runId, sha: built.head.sha }];
+      return [...resolution, { type: "test_branch_created", runId: command.runId, sha: built.head.sha }];
     }
     case "delete_test_branch": {
       const sha = world.branches.get(command.branch);
@@ -42,15 +57,6 @@ export function interpret(world: SimulatedWorld, command: QueueCommand, now: num
       if (sha !== undefined) world.ci.cancel(sha, now);
       return [];
     }
-    case "resolve_required_statuses":
-      return [
-        {
-          type: "required_statuses_resolved",
-          runId: command.runId,
-          statuses: [CI_STATUS],
-          source: "service_config",
-        },
-      ];
     case "fast_forward_target":
       return mergeResult(
         command.mergeId,

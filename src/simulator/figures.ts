@@ -3,6 +3,8 @@ import { HOUR_MS, MINUTE_MS } from "./model.ts";
 import type { DayOutcome } from "./outcome.ts";
 
 export interface Figures {
+  /** Days pooled. */
+  readonly days: number;
   readonly merged: number;
   /** Merged PRs per hour, over the days' full length (window and drain). */
   readonly mergedPerHour: number;
@@ -38,6 +40,7 @@ export function figuresOf(days: readonly DayOutcome[]): Figures {
   const runs = days.reduce((sum, day) => sum + day.ciRuns.length, 0);
   const minutes = days.reduce((sum, day) => sum + day.ciMinutes, 0);
   return {
+    days: days.length,
     merged: merged.length,
     mergedPerHour: hours > 0 ? merged.length / hours : 0,
     timeToMergeP50: percentile(latencies, 50),

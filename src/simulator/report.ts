@@ -42,10 +42,10 @@ function columns(comparison: Comparison): Column[] {
     { title: "p95 min", cell: figures((f) => optional(f.timeToMergeP95, 0)) },
     { title: "CI runs/merged", cell: figures((f) => optional(f.ciRunsPerMerged, 2)) },
     { title: "CI min/merged", cell: figures((f) => optional(f.ciMinutesPerMerged, 1)) },
-    { title: "innocent rejected", cell: figures((f) => String(f.innocentRejected)) },
+    { title: "innocent rejected/day", cell: figures((f) => (f.innocentRejected / f.days).toFixed(1)) },
     { title: "broken merged", cell: figures((f) => String(f.brokenMerged)) },
     ...(comparison.model.conflicts > 0
-      ? [{ title: "conflicts", cell: figures((f) => String(f.conflicts)) }]
+      ? [{ title: "conflicts/day", cell: figures((f) => (f.conflicts / f.days).toFixed(1)) }]
       : []),
     ...(any((f) => f.unfinished)
       ? [{ title: "unfinished", cell: figures((f) => String(f.unfinished)) }]

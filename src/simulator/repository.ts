@@ -37,6 +37,8 @@ export class SimulatedRepository {
   private readonly passedOrders = new Set<number>();
   /** When each PR landed on the target. */
   private readonly landedAt = new Map<number, number>();
+  /** `${parent sha} ${PR}` → the commit merging that PR on that parent (see `commit`). */
+  private readonly merges = new Map<string, Commit>();
   private nextSha = 1;
 
   constructor(private readonly day: Day) {
@@ -44,7 +46,14 @@ export class SimulatedRepository {
     this.target = this.commit(null, null);
   }
 
+  /**
+   * The queue makes its test branches' merge commits reproducible (same PR merged on the same commit, same
+   * commit), so the target can fast-forward from one run's tested commit to the next run's: so does this.
+   */
   private commit(parent: Commit | null, prNumber: number | null): Commit {
+    const mergeKey = parent === null ? undefined : `${parent.sha} ${prNumber}`;
+    const known = mergeKey === undefined ? undefined : this.merges.get(mergeKey);
+    if (known !== undefined) return known;
     const commit: Commit = {
       sha: `c${this.nextSha++}`,
       parent,
@@ -55,6 +64,7 @@ export class SimulatedRepository {
       broken: (parent?.broken ?? false) || (prNumber !== null && this.prs.get(prNumber)?.broken === true),
     };
     this.commits.set(commit.sha, commit);
+    if (mergeKey !== undefined) this.merges.set(mergeKey, commit);
     return commit;
   }
 

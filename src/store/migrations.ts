@@ -7,6 +7,7 @@ import * as queueEngine from "../../db/migrations/0003_queue_engine.ts";
 import * as metrics from "../../db/migrations/0004_metrics.ts";
 import * as testTickets from "../../db/migrations/0005_test_tickets.ts";
 import * as testHealthSettings from "../../db/migrations/0006_test_health_settings.ts";
+import * as testHealthUploads from "../../db/migrations/0007_test_health_uploads.ts";
 import * as outboxLanes from "../../db/migrations/0008_outbox_lanes.ts";
 
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "0004_metrics": metrics,
   "0005_test_tickets": testTickets,
   "0006_test_health_settings": testHealthSettings,
+  "0007_test_health_uploads": testHealthUploads,
   "0008_outbox_lanes": outboxLanes,
 };
 

@@ -135,11 +135,17 @@ export async function claimNextCommand(
   };
 }
 
-/** The heartbeat: extends every lease the holder has on commands it is still running. */
-export async function renewClaims(db: Kysely<Database>, { holder, now, leaseMs }: Claim): Promise<void> {
+/** The heartbeat: extends the leases of the commands the holder is running, if they are still its own. */
+export async function renewClaims(
+  db: Kysely<Database>,
+  ids: readonly string[],
+  { holder, now, leaseMs }: Claim,
+): Promise<void> {
+  if (ids.length === 0) return;
   await db
     .updateTable("outbox_commands")
     .set({ claimed_until: now + leaseMs })
+    .where("id", "in", ids)
     .where("claimed_by", "=", holder)
     .where("completed_at", "is", null)
     .execute();

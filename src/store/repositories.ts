@@ -1,4 +1,5 @@
-// Repositories the GitHub App is installed on, remembered from API look-ups and installation webhooks.
+// Repositories the GitHub App is installed on, remembered from API look-ups and installation webhooks, and those
+// test health was told of (no installation needed).
 import type { Kysely } from "kysely";
 import { newId } from "./ids.ts";
 import type { Database, RepositoriesTable } from "./schema.ts";
@@ -26,6 +27,36 @@ export async function findRepository(
     .where("owner_key", "=", ref.owner.toLowerCase())
     .where("name_key", "=", ref.name.toLowerCase())
     .executeTakeFirst();
+}
+
+/**
+ * The repository a request names, recorded the first time as the request spells it and without an installation:
+ * test health needs no GitHub App (an installation found later is recorded on the same row).
+ */
+export async function recordRepository(
+  db: Kysely<Database>,
+  ref: RepositoryRef,
+  now: number,
+): Promise<Repository> {
+  const known = await findRepository(db, ref);
+  if (known !== undefined) return known;
+  await db
+    .insertInto("repositories")
+    .values({
+      id: newId(),
+      host: ref.host.toLowerCase(),
+      owner: ref.owner,
+      name: ref.name,
+      owner_key: ref.owner.toLowerCase(),
+      name_key: ref.name.toLowerCase(),
+      installation_id: null,
+      created_at: now,
+      updated_at: now,
+    })
+    // Another request (or replica) may record it at the same time: either row is the one.
+    .onConflict((oc) => oc.columns(["host", "owner_key", "name_key"]).doNothing())
+    .execute();
+  return (await findRepository(db, ref)) as Repository;
 }
 
 /** Records (or moves) a repository to an installation; GitHub's spelling of owner and name is kept. */

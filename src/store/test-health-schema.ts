@@ -92,6 +92,30 @@ export interface TestCaseTicketsTable {
   linked_at: number;
 }
 
+/**
+ * What the uploads' checkouts tell of a repository (migration 0007): test health learns it from the CLI, never
+ * from GitHub. A repository without a row has told nothing yet.
+ */
+export interface TestHealthCheckoutsTable {
+  repository_id: string;
+  /** contract 7.3: the default branch, once an upload named it. */
+  default_branch: string | null;
+  /** contract 7.5: the text of the checkout's CODEOWNERS ("" when it has none), once an upload sent it. */
+  codeowners: string | null;
+  updated_at: number;
+}
+
+/** The answer to an upload that named an idempotency key (migration 0007), kept as long as its results. */
+export interface TestUploadReceiptsTable {
+  repository_id: string;
+  idempotency_key: string;
+  /** SHA-256 of what the upload asked for: the same key with another request is refused. */
+  request_hash: string;
+  /** The upload's answer, as JSON. */
+  answer: string;
+  received_at: number;
+}
+
 export interface TestHealthTables {
   test_cases: TestCasesTable;
   test_uploads: TestUploadsTable;
@@ -100,4 +124,6 @@ export interface TestHealthTables {
   service_secrets: ServiceSecretsTable;
   test_case_tickets: TestCaseTicketsTable;
   test_health_settings: TestHealthSettingsTable;
+  test_health_checkouts: TestHealthCheckoutsTable;
+  test_upload_receipts: TestUploadReceiptsTable;
 }

@@ -1,4 +1,3 @@
-import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { testCaseId } from "../../src/health/test-identity.ts";
 import { DEFAULT_QUEUE_SETTINGS } from "../../src/queue/index.ts";
@@ -9,10 +8,8 @@ import type { TestServer } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
 import {
   type CaseSpec,
-  githubRepository,
   junitReport,
   TEST_HEALTH_START,
-  testInstallationId,
   useTestHealthServer,
   widgetsTestId,
 } from "../support/test-health.ts";
@@ -76,7 +73,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
 
   describe("upload (contract 7.1)", () => {
     it("stores every test case and answers what failed", async () => {
-      githubRepository();
       const { status, body } = await upload([
         { name: "adds" },
         { name: "removes", outcome: "failed" },
@@ -98,7 +94,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("accepts the PR number as a string, and an empty one as no PR", async () => {
-      githubRepository();
       expect((await upload([{ name: "a" }], { pr_number: "42", variant: "node-20" })).status).toBe(200);
       expect((await upload([{ name: "a" }], { pr_number: "" })).status).toBe(200);
       const invalid = await upload([{ name: "a" }], { pr_number: "4x" });
@@ -107,7 +102,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("reports a failure of a quarantined test as quarantined, as it stands after the upload", async () => {
-      githubRepository();
       // Fails and passes on the same commit: flaky, so quarantined automatically (contract 7.4).
       await upload([{ name: "flips", outcome: "failed" }]);
       const second = await upload([{ name: "flips" }]);
@@ -124,7 +118,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("stores one run per attempt of a re-run test, so a pass after a failure on one commit is flaky", async () => {
-      githubRepository();
       const surefire = `<testsuite name="suite"><testcase name="retried" classname="pkg.Widget">
         <flakyFailure message="timeout after 30s"><stackTrace>at Widget.java:1</stackTrace></flakyFailure>
       </testcase></testsuite>`;
@@ -148,7 +141,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("dates results at started_at, and refuses a started_at days ahead", async () => {
-      githubRepository();
       await upload([{ name: "old", outcome: "failed" }], {
         started_at: new Date(now - 3 * DAY).toISOString(),
       });
@@ -162,12 +154,84 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
   });
 
+  describe("idempotent uploads", () => {
+    const uploadBody = (cases: CaseSpec[]) => ({
+      ...target,
+      commit_sha: sha(1),
+      branch: "main",
+      junit_xml: [junitReport(cases)],
+    });
+    const send = async (body: unknown, idempotencyKey: string) => {
+      const response = await fetch(`${server.url}/v1/flaky-tests/upload`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-api-token": token,
+          "idempotency-key": idempotencyKey,
+        },
+        body: JSON.stringify(body),
+      });
+      return {
+        status: response.status,
+        type: response.headers.get("content-type"),
+        body: (await response.json()) as any,
+      };
+    };
+    const stored = async () => ({
+      uploads: await rowCount("test_uploads"),
+      results: await rowCount("test_results"),
+      failures: await rowCount("test_failures"),
+    });
+
+    it("answers a retried upload the first answer and stores nothing again, even while the first is being stored", async () => {
+      const body = uploadBody([{ name: "adds" }, { name: "removes", outcome: "failed" }]);
+      const first = await send(body, "run-7-attempt-1");
+      expect(first.status).toBe(200);
+      const once = await stored();
+      expect(once).toEqual({ uploads: 1, results: 2, failures: 1 });
+      // A CLI that timed out sends it again, twice at once.
+      const retries = await Promise.all([send(body, "run-7-attempt-1"), send(body, "run-7-attempt-1")]);
+      for (const retry of retries) expect(retry).toEqual(first);
+      expect(await stored()).toEqual(once);
+      const failing = (await details(widgetsTestId("removes"))).body.test;
+      expect(failing.failure_rate_last_7d).toBe(1);
+
+      // Concurrent first attempts of another upload: one is stored, both are answered alike.
+      const other = uploadBody([{ name: "adds", outcome: "failed" }]);
+      const [a, b] = await Promise.all([send(other, "run-8"), send(other, "run-8")]);
+      expect(a).toEqual(b);
+      expect(await stored()).toEqual({ uploads: 2, results: 3, failures: 2 });
+      // Without a key, every request is an upload of its own.
+      await upload([{ name: "adds" }]);
+      expect((await stored()).uploads).toBe(3);
+    });
+
+    it("refuses a key sent before with another upload, and a header that is not a key, storing nothing", async () => {
+      expect((await send(uploadBody([{ name: "adds" }]), "key-1")).status).toBe(200);
+      const before = await stored();
+      const reused = await send(uploadBody([{ name: "adds", outcome: "failed" }]), "key-1");
+      expect(reused.status).toBe(422);
+      expect(reused.type).toContain("application/problem+json");
+      expect(reused.body.code).toBe("idempotency_key_reused");
+      const otherBranch = await send({ ...uploadBody([{ name: "adds" }]), branch: "develop" }, "key-1");
+      expect(otherBranch.body.code).toBe("idempotency_key_reused");
+      const blank = await send(uploadBody([{ name: "adds" }]), "not a key");
+      expect(blank.status).toBe(400);
+      expect(blank.body).toMatchObject({ code: "invalid_request", errors: [{ path: "Idempotency-Key" }] });
+      expect(await stored()).toEqual(before);
+    });
+  });
+
   describe("classification (contract 7.3) and quarantine (7.4)", () => {
-    it("is broken after three failures in a row on the default branch GitHub reports, and never auto-quarantined", async () => {
-      const github = githubRepository({ defaultBranch: "trunk" });
+    it("is broken after three failures in a row on the default branch the checkout names, and never auto-quarantined", async () => {
       for (const n of [1, 2, 3]) {
         now += HOUR;
-        await upload([{ name: "dead", outcome: "failed" }], { commit_sha: sha(n), branch: "trunk" });
+        const defaultBranch = n === 1 ? { default_branch: "trunk" } : {};
+        await upload([{ name: "dead", outcome: "failed" }], {
+          commit_sha: sha(n),
+          branch: "trunk",
+          ...defaultBranch,
+        });
       }
       const test = (await details(widgetsTestId("dead"))).body.test;
       expect(test.status).toEqual({
@@ -176,12 +240,10 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
         timestamp: new Date(now).toISOString(),
       });
       expect(test.quarantined).toBe(false);
-      expect(github.isDone()).toBe(true);
       expect((await unhealthy("BROKEN")).body.tests.map((t: any) => t.id)).toEqual([widgetsTestId("dead")]);
     });
 
     it("counts a queue's target branch as stable, and other branches not", async () => {
-      githubRepository();
       await store.db.transaction().execute((trx) =>
         insertQueue(
           trx,
@@ -209,7 +271,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("quarantines by setting: always, never, and auto while flaky", async () => {
-      githubRepository();
       await upload([{ name: "flips", outcome: "failed" }, { name: "solid" }]);
       await upload([{ name: "flips" }, { name: "solid" }]);
       const flipsAt = now;
@@ -270,7 +331,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("turns the repository's auto-quarantine off and on, releasing and quarantining its flaky tests", async () => {
-      githubRepository();
       expect((await post("get-auto-quarantine", target)).body).toEqual({ auto_quarantine: true });
       await upload([{ name: "flips", outcome: "failed" }]);
       await upload([{ name: "flips" }], { commit_sha: sha(2) });
@@ -337,7 +397,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
 
   describe("records (contract 7.5)", () => {
     it("fills every field of the full record", async () => {
-      githubRepository({ codeowners: "# owners\n*.ts @acme/web\nsrc/cart/ @acme/cart @octocat\n" });
+      const codeowners = "# owners\n*.ts @acme/web\nsrc/cart/ @acme/cart @octocat\n";
       const cart = { name: "adds an item", classname: "cart", file: "src/cart/cart.test.ts" };
       const specs: [number, CaseSpec["outcome"], string, number | null][] = [
         [8 * DAY, "failed", "Timeout after 5000 ms", 1], // outside the 7-day window
@@ -354,6 +414,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
           commit_sha: sha(ago),
           branch: "feature/cart",
           pr_number: pr,
+          codeowners,
         });
       }
       const id = testCaseId(repo, {
@@ -401,28 +462,25 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       });
     });
 
-    it("gives no codeowners when CODEOWNERS cannot be read", async () => {
-      const github = nock("https://api.github.com")
-        .post(`/app/installations/${testInstallationId}/access_tokens`)
-        .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" })
-        .get("/repos/acme/widgets")
-        .reply(200, { default_branch: "main" })
-        .get("/repos/acme/widgets/contents/.github%2FCODEOWNERS")
-        .reply(500, { message: "oops" });
-      await upload([{ name: "owned", file: "src/a.ts" }]);
-      const test = (await details(widgetsTestId("owned", { filePath: "src/a.ts" }))).body.test;
-      expect(test.codeowners).toEqual([]);
-      expect(github.isDone()).toBe(true);
+    it("takes CODEOWNERS from the default branch's checkout, and from any branch while it knows none", async () => {
+      const owned = { name: "owned", file: "src/a.ts" };
+      const ownersOf = async () =>
+        (await details(widgetsTestId("owned", { filePath: "src/a.ts" }))).body.test.codeowners;
+      await upload([owned]);
+      expect(await ownersOf()).toEqual([]);
+      await upload([owned], { branch: "feature/x", codeowners: "* @acme/early\n" });
+      expect(await ownersOf()).toEqual(["@acme/early"]);
+      await upload([owned], { branch: "main", codeowners: "src/ @acme/core\n" });
+      expect(await ownersOf()).toEqual(["@acme/core"]);
+      // A pull request's change to the file does not move the owners; the default branch's does.
+      await upload([owned], { branch: "feature/y", codeowners: "* @acme/pr\n" });
+      expect(await ownersOf()).toEqual(["@acme/core"]);
+      await upload([owned], { branch: "main", codeowners: "" });
+      expect(await ownersOf()).toEqual([]);
     });
 
-    it("classifies with main as the default branch while GitHub does not answer", async () => {
-      nock("https://api.github.com")
-        .post(`/app/installations/${testInstallationId}/access_tokens`)
-        .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" })
-        .get("/repos/acme/widgets")
-        .reply(502, { message: "Bad Gateway" });
+    it("classifies with main as the default branch while no upload named one", async () => {
       for (const n of [1, 2, 3]) await upload([{ name: "down", outcome: "failed" }], { commit_sha: sha(n) });
-      githubRepository();
       expect((await details(widgetsTestId("down"))).body.test.status.reason).toBe(
         "failed the last 3 runs on main",
       );
@@ -431,7 +489,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
 
   describe("listings (contract 7.5)", () => {
     it("lists failing tests in a range, most failures first, then by name", async () => {
-      githubRepository();
       await upload([
         { name: "b", outcome: "failed" },
         { name: "a", outcome: "failed" },
@@ -474,7 +531,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("lists unhealthy tests by status in any case, most recent change first, without rates", async () => {
-      githubRepository();
       await upload([{ name: "first", outcome: "failed" }]);
       await upload([{ name: "first" }]);
       now += HOUR;
@@ -494,7 +550,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("defaults the page size to 25 and refuses more than 100", async () => {
-      githubRepository();
       await upload(Array.from({ length: 30 }, (_, i) => ({ name: `t${i}`, outcome: "failed" as const })));
       const range = [now - HOUR, now + HOUR] as const;
       expect((await failing(...range)).body.tests).toHaveLength(25);
@@ -512,7 +567,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
   describe("paging (contract 7.5, interface 2.6)", () => {
     /** 23 flaky tests whose statuses changed at 23 different times, some at the same time. */
     async function manyFlakyTests() {
-      githubRepository();
       for (let group = 0; group < 12; group++) {
         now += HOUR;
         const names = [`t${group * 2}`, `t${group * 2 + 1}`].filter((name) => name !== "t23");
@@ -682,17 +736,49 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       }
     });
 
-    it("answers 404 repo_not_installed for a repository the app is not on", async () => {
-      nock("https://api.github.com")
-        .get("/repos/acme/gadgets/installation")
-        .reply(404, { message: "Not Found" });
-      const response = await post("list-quarantined-tests", {
-        repo: { ...repo, name: "gadgets" },
-        org_url_slug: "ACME",
-        page_query: {},
+    it("works for any repository of the token's organization, without the GitHub App and without GitHub", async () => {
+      const gadgets = { repo: { ...repo, owner: "ACME", name: "gadgets" }, org_url_slug: "acme" };
+      const codeowners = "*.ts @acme/gadgets\n";
+      const junit_xml = [junitReport([{ name: "flips", file: "src/g.ts", outcome: "failed" }])];
+      const uploaded = await post("upload", {
+        ...gadgets,
+        commit_sha: sha(1),
+        branch: "develop",
+        default_branch: "develop",
+        codeowners,
+        junit_xml,
       });
-      expect(response.status).toBe(404);
-      expect(response.body.code).toBe("repo_not_installed");
+      expect(uploaded.status).toBe(200);
+      expect(uploaded.body.failures).toBe(1);
+      const id = testCaseId(
+        { ...gadgets.repo, host: "github.com" },
+        { filePath: "src/g.ts", classname: "pkg.Widget", parent: "suite", name: "flips" },
+      );
+      const test = (await post("get-test-details", { ...gadgets, test_id: id })).body.test;
+      expect(test.codeowners).toEqual(["@acme/gadgets"]);
+      expect(test.repository.html_url).toBe("https://github.com/ACME/gadgets");
+
+      const junitPass = [junitReport([{ name: "flips", file: "src/g.ts" }])];
+      await post("upload", { ...gadgets, commit_sha: sha(1), branch: "develop", junit_xml: junitPass });
+      const reads = [
+        post("list-unhealthy-tests", { ...gadgets, status: "flaky", page_query: {} }),
+        post("list-quarantined-tests", { ...gadgets, page_query: {} }),
+        post("list-failing-tests", {
+          ...gadgets,
+          start_time: new Date(now - DAY).toISOString(),
+          end_time: new Date(now + 1).toISOString(),
+          page_query: {},
+        }),
+      ];
+      for (const { status, body } of await Promise.all(reads)) {
+        expect(status).toBe(200);
+        const [listed] = body.tests ?? body.quarantined_tests;
+        expect(listed.codeowners).toEqual(["@acme/gadgets"]);
+      }
+      // Failed and passed on one commit of the default branch the checkout named.
+      expect((await post("get-test-details", { ...gadgets, test_id: id })).body.test.status.reason).toBe(
+        `failed and passed on commit ${sha(1).slice(0, 7)} on develop on 2026-11-21`,
+      );
     });
 
     it("describes the endpoints in the OpenAPI document", async () => {
@@ -736,7 +822,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       post("upload", { ...target, commit_sha: sha(1), branch: "main", junit_xml });
 
     it("refuses an entity bomb without expanding it, naming the document and line", async () => {
-      githubRepository();
       const entities = Array.from(
         { length: 10 },
         (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`,
@@ -752,7 +837,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("stores nothing of an upload whose later document is truncated", async () => {
-      githubRepository();
       const good = junitReport(
         Array.from({ length: 3000 }, (_, i) => ({
           name: `t${i}`,
@@ -769,7 +853,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("stores invalid UTF-8 with replacement characters", async () => {
-      githubRepository();
       const before = Buffer.from(
         `{"repo":{"host":"github.com","owner":"acme","name":"widgets"},"org_url_slug":"acme","commit_sha":"${sha(1)}","branch":"main","junit_xml":["<testsuite name=\\"s\\"><testcase classname=\\"c\\" name=\\"bad `,
       );
@@ -786,7 +869,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("stores a 20 MiB report with absurd values, bounded", async () => {
-      githubRepository();
       const hugeName = "n".repeat(1024 * 1024);
       const parts = [
         `<testsuites><testsuite name="big">`,
@@ -816,7 +898,6 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     }, 60_000);
 
     it("refuses elements nested absurdly deep", async () => {
-      githubRepository();
       const deep = `<testsuites>${"<testsuite>".repeat(70)}${"</testsuite>".repeat(70)}</testsuites>`;
       const { status, body } = await uploadDocuments([deep]);
       expect(status).toBe(400);

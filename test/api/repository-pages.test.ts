@@ -4,7 +4,6 @@ import { type TestServer, tokenFor } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
 import {
   type CaseSpec,
-  githubRepository,
   junitReport,
   TEST_HEALTH_START,
   useTestHealthServer,
@@ -77,7 +76,6 @@ describe.each(testDialects)("repository pages on %s", (dialect) => {
   });
 
   it("lists broken, flaky and quarantined tests and those that failed in 7 days, each linking to its page", async () => {
-    githubRepository();
     const broken = { name: hostileName, outcome: "failed" as const };
     await upload([broken, { name: "flips", outcome: "failed" }, { name: "steady" }], 1);
     now += HOUR;
@@ -112,7 +110,6 @@ describe.each(testDialects)("repository pages on %s", (dialect) => {
   });
 
   it("pages each section on its own with signed links, and refuses an altered one", async () => {
-    githubRepository();
     const names = Array.from({ length: 27 }, (_, i) => `test ${String(i).padStart(2, "0")}`);
     await upload(
       names.map((name) => ({ name, outcome: "failed" as const })),
@@ -142,7 +139,6 @@ describe.each(testDialects)("repository pages on %s", (dialect) => {
   });
 
   it("answers 404 for a repository outside the token's organization, an unknown one and a malformed one", async () => {
-    githubRepository();
     await upload([{ name: "flips" }], 1);
     const globex = await browser.sessionCookie(await tokenFor(store, "globex"), { repository: widgetsPage });
     const foreign = await browser.open(widgetsPage, { cookie: globex });

@@ -6,7 +6,6 @@ import { serviceSecret } from "../../src/store/service-secrets.ts";
 import { type TestServer, tokenFor } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
 import {
-  githubRepository,
   junitReport,
   TEST_HEALTH_START,
   useTestHealthServer,
@@ -30,7 +29,6 @@ describe.each(testDialects)("test page actions on %s", (dialect) => {
     now = TEST_HEALTH_START;
     ({ store, server, token } = fixture);
     browser = browserOn(server);
-    githubRepository();
     // Failed and passed on one commit: flaky, and so quarantined (auto).
     for (const outcome of ["failed", "passed"] as const) {
       const junit_xml = [junitReport([{ name: "flips", outcome }])];

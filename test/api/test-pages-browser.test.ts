@@ -4,7 +4,6 @@ import type { Page } from "playwright-core";
 import { beforeEach, describe, expect, it } from "vitest";
 import { browserUnavailable, useBrowser } from "../support/browser.ts";
 import {
-  githubRepository,
   junitReport,
   TEST_HEALTH_START,
   useTestHealthServer,
@@ -24,7 +23,6 @@ describe.skipIf(unavailable !== null)("test pages in Chromium", () => {
   let page: Page;
 
   beforeEach(async () => {
-    githubRepository();
     // Failed and passed on one commit: a flaky test, with a page.
     for (const outcome of ["failed", "passed"] as const) {
       const junit_xml = [junitReport([{ name: "flips", outcome }])];

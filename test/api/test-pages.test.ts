@@ -7,7 +7,6 @@ import { type TestStore, testDialects } from "../support/database.ts";
 import { browserOn, squashed, visible } from "../support/test-pages.ts";
 import {
   type CaseSpec,
-  githubRepository,
   junitReport,
   TEST_HEALTH_START,
   useTestHealthServer,
@@ -74,7 +73,6 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
   });
 
   it("shows what get-test-details answers, and the latest results", async () => {
-    githubRepository({ codeowners: "src/cart/ @acme/cart @octocat\n" });
     const runs: [number, CaseSpec["outcome"], number | null][] = [
       [3, "failed", 12],
       [2, "passed", 12],
@@ -88,6 +86,7 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
         pr_number: pr,
         job_name: "unit",
         run_url: "https://ci.example/runs/7",
+        codeowners: "src/cart/ @acme/cart @octocat\n",
       });
     }
     const cookie = await sessionCookieFor(token);
@@ -130,7 +129,6 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
   });
 
   it("escapes test names and failure messages, and links no run URL but http(s)", async () => {
-    githubRepository();
     const spec = { name: hostileName, classname: "<b>pkg</b>", outcome: "failed" as const };
     await upload([{ ...spec, message: `<img src=x onerror="alert(1)">` }], {
       job_name: "<i>job</i>",
@@ -148,7 +146,6 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
   });
 
   it("links the ticket linked to the test", async () => {
-    githubRepository();
     await upload([cart]);
     const ticketUrl = `https://tickets.example/WID-42?q="><script>alert(1)</script>`;
     const linked = await server.post(
@@ -164,7 +161,6 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
   });
 
   it("answers 404 for another organization's test, an unknown id and a malformed one", async () => {
-    githubRepository();
     await upload([cart]);
     const globex = await sessionCookieFor(await tokenFor(store, "globex"));
     const foreign = await open(cartId, { cookie: globex });
@@ -181,7 +177,6 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
   });
 
   it("ends a session when its token is revoked, when it expires, and when it was forged", async () => {
-    githubRepository();
     await upload([cart]);
     const cookie = await sessionCookieFor(token);
     expect((await open(cartId, { cookie })).status).toBe(200);
@@ -203,9 +198,20 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
   });
 
   it("refuses a sign-in posted from another site, and reloads a link followed from one once", async () => {
-    const crossSite = await signIn({ token, test_id: cartId }, { "sec-fetch-site": "cross-site" });
-    expect(crossSite.status).toBe(403);
-    expect(crossSite.headers.get("set-cookie")).toBeNull();
+    const fromElsewhere: Record<string, string>[] = [
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+      { origin: "https://evil.example" },
+      { origin: "null" },
+    ];
+    for (const headers of fromElsewhere) {
+      const crossSite = await signIn({ token, test_id: cartId }, headers);
+      expect(crossSite.status, JSON.stringify(headers)).toBe(403);
+      expect(crossSite.headers.get("set-cookie")).toBeNull();
+    }
+    // What Chromium sends from the page itself.
+    const sameOrigin = { "sec-fetch-site": "same-origin", origin: server.url };
+    expect((await signIn({ token, test_id: cartId }, sameOrigin)).status).toBe(303);
     // A SameSite=Strict cookie is not sent on a navigation from another site: a reload from this one carries it.
     const followed = await (await open(cartId, { "sec-fetch-site": "cross-site" })).text();
     expect(followed).toContain('<meta http-equiv="refresh" content="0" />');

@@ -5,7 +5,6 @@ import type { TestServer } from "../support/api-server.ts";
 import { testDialects } from "../support/database.ts";
 import {
   type CaseSpec,
-  githubRepository,
   junitReport,
   TEST_HEALTH_START,
   useTestHealthServer,
@@ -39,7 +38,6 @@ describe.each(testDialects)("linked tickets on %s", (dialect) => {
     post("link-ticket", { ...target, test_id: widgetsTestId(name), ticket_url: ticketUrl });
   /** Two tests that failed and passed on one commit: flaky, so every listing holds them. */
   const flakyTests = async () => {
-    githubRepository();
     const upload = (outcome: CaseSpec["outcome"]) =>
       post("upload", {
         ...target,

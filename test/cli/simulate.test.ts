@@ -73,7 +73,7 @@ describe("switchyard simulate", () => {
     const lines = out.split("\n");
     expect(lines[0]).toBe("3 h at 12 PRs/h, CI 20 min ±10%, 10% broken, 5% flaky; seed 2");
     expect(lines[1]).toMatch(
-      /^policy +merged\/h +% oracle +p50 min +p95 min +CI runs\/merged +CI min\/merged +innocent rejected +broken merged +untested merges$/,
+      /^policy +merged\/h +% oracle +p50 min +p95 min +CI runs\/merged +CI min\/merged +innocent rejected\/day +broken merged +untested merges$/,
     );
     expect(lines.slice(2, 6).map((line) => line.split(/ {2,}/)[0])).toEqual([
       "oracle k=1",

@@ -1,20 +1,19 @@
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/program.ts";
 import { DEFAULT_REPORT_GLOBS, findReports } from "../../src/cli/upload-client.ts";
 import { ciVariables, loadConfig } from "../../src/config.ts";
-import { rememberRepository } from "../../src/store/repositories.ts";
 import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
 import {
   type CaseSpec,
-  githubRepository,
   junitReport,
-  testInstallationId,
+  useUnaskedGitHub,
+  widgetsTarget,
   widgetsTestId,
   widgets as repo,
 } from "../support/test-health.ts";
@@ -35,22 +34,17 @@ describe("switchyard upload and switchyard test", () => {
   let token: string;
   let dir: string;
 
-  beforeAll(() => nock.disableNetConnect());
-  afterAll(() => nock.enableNetConnect());
+  useUnaskedGitHub();
   beforeEach(async () => {
-    nock.enableNetConnect("127.0.0.1");
     // The test process may itself run in CI: its variables must not leak into the commands under test.
     for (const name of ciVariables) vi.stubEnv(name, "");
     store = await createTestStore("sqlite");
     server = await startTestServer(store);
     token = await tokenFor(store, "acme");
-    await rememberRepository(store.db, { ...repo, installationId: testInstallationId }, Date.now());
-    githubRepository();
     dir = mkdtempSync(join(tmpdir(), "switchyard-upload-"));
   });
   afterEach(async () => {
     vi.unstubAllEnvs();
-    nock.cleanAll();
     await server.close();
     await store.destroy();
     rmSync(dir, { recursive: true, force: true });
@@ -205,6 +199,83 @@ describe("switchyard upload and switchyard test", () => {
       writeFileSync(broken, "<testsuite><testcase name='x'>");
       const invalid = await cli("upload", "--junit-paths", broken, ...service(), ...metadata);
       expect(invalid).toMatchObject({ code: 1, err: expect.stringContaining("(invalid_junit)") });
+    });
+
+    it("sends the checkout's CODEOWNERS and default branch, which give the tests' owners and stable branch", async () => {
+      mkdirSync(join(dir, ".git"));
+      mkdirSync(join(dir, ".github"));
+      writeFileSync(join(dir, ".github/CODEOWNERS"), "src/ @acme/core\n");
+      const event = join(dir, "event.json");
+      writeFileSync(event, JSON.stringify({ repository: { default_branch: "trunk" } }));
+      vi.stubEnv("GITHUB_EVENT_PATH", event);
+      writeReport("junit.xml", [{ name: "dead", file: "src/a.ts", outcome: "failed" }]);
+      for (const commit of ["1", "2", "3"]) {
+        const uploaded = await cli(
+          "upload",
+          "--junit-paths",
+          join(dir, "*.xml"),
+          ...service(),
+          "--repo",
+          "acme/widgets",
+          "--commit-sha",
+          commit.repeat(40),
+          "--branch",
+          "trunk",
+          "--repo-root",
+          dir,
+        );
+        expect(uploaded.code).toBe(0);
+      }
+      const response = await server.post(
+        "flaky-tests/get-test-details",
+        { ...widgetsTarget, test_id: widgetsTestId("dead", { filePath: "src/a.ts" }) },
+        token,
+      );
+      const { test } = (await response.json()) as any;
+      expect(test.codeowners).toEqual(["@acme/core"]);
+      expect(test.status).toMatchObject({ value: "broken", reason: "failed the last 3 runs on trunk" });
+    });
+
+    it("sends an upload whose answer was lost again, with the same idempotency key, and it is stored once", async () => {
+      const keys: string[] = [];
+      // A proxy that passes the first request on, then cuts the connection instead of answering.
+      const proxy = createHttpServer(async (request, response) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of request) chunks.push(chunk as Buffer);
+        keys.push(String(request.headers["idempotency-key"]));
+        const answer = await fetch(`${server.url}${request.url}`, {
+          method: "POST",
+          headers: request.headers as Record<string, string>,
+          body: Buffer.concat(chunks),
+        });
+        const text = await answer.text();
+        if (keys.length === 1) response.destroy();
+        else response.writeHead(answer.status, { "content-type": "application/json" }).end(text);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      try {
+        writeReport("junit.xml", [{ name: "adds" }, { name: "removes", outcome: "failed" }]);
+        const proxied = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+        const { code, out } = await cli(
+          "upload",
+          "--junit-paths",
+          join(dir, "*.xml"),
+          "--url",
+          proxied,
+          "--token",
+          token,
+          ...metadata,
+        );
+        expect(code).toBe(0);
+        expect(out).toBe("uploaded 2 test results from 1 report: 1 failing test, 0 of them quarantined\n");
+        expect(keys).toHaveLength(2);
+        expect(keys[1]).toBe(keys[0]);
+        expect(keys[0]).toMatch(/^switchyard-upload-[0-9a-f]{64}$/);
+        expect(await uploads()).toHaveLength(1);
+      } finally {
+        proxy.closeAllConnections();
+        await new Promise((resolve) => proxy.close(resolve));
+      }
     });
 
     it("splits reports over several requests to stay under the service's 20 MiB limit", async () => {

@@ -186,6 +186,47 @@ describe("commits", () => {
     });
   });
 
+  it("creates a commit of a known tree on known parents, named by everything it holds, date included", async () => {
+    const base = repo.branch("main") as string;
+    const sha = repo.commit("main", { "src/a.ts": "a" }, "Add a", "alice");
+    const { data: original } = await octokit.rest.git.getCommit({ ...repoParams, commit_sha: sha });
+    const again = (date: string) =>
+      octokit.rest.git.createCommit({
+        ...repoParams,
+        message: "Add a",
+        tree: original.tree.sha,
+        parents: [base],
+        author: { name: "alice", email: "alice@example.com", date },
+      });
+
+    const first = await again("2026-02-01T00:00:00.000Z");
+    const same = await again("2026-02-01T00:00:00.000Z");
+    const later = await again("2026-02-01T00:00:01.000Z");
+
+    expect(first.status).toBe(201);
+    expect(first.data).toMatchObject({
+      message: "Add a",
+      tree: { sha: original.tree.sha },
+      parents: [{ sha: base }],
+      author: { name: "alice", date: "2026-02-01T00:00:00.000Z" },
+    });
+    expect(same.data.sha).toBe(first.data.sha);
+    expect(later.data.sha).not.toBe(first.data.sha);
+    expect(repo.branch("main")).toBe(sha);
+  });
+
+  it("refuses a commit of an unknown tree or on an unknown parent", async () => {
+    const { data: head } = await octokit.rest.git.getCommit({
+      ...repoParams,
+      commit_sha: repo.branch("main") as string,
+    });
+    const create = (tree: string, parents: string[]) =>
+      octokit.rest.git.createCommit({ ...repoParams, message: "m", tree, parents });
+
+    await expect(create("f".repeat(40), [head.sha])).rejects.toMatchObject({ status: 422 });
+    await expect(create(head.tree.sha, ["f".repeat(40)])).rejects.toMatchObject({ status: 422 });
+  });
+
   it("compares two refs", async () => {
     repo.createBranch("feature");
     repo.commit("feature", { f: "1" }, "feature work");

@@ -6,6 +6,7 @@ import {
   GitHubUnavailable,
   githubMessage,
 } from "../../src/github/errors.ts";
+import { isTransient, rateLimitedUntil } from "../../src/runner/command-executor.ts";
 
 const request = {
   method: "PUT" as const,
@@ -35,6 +36,23 @@ describe("GitHub's failures", () => {
     [new RequestError("no answer within 10000 ms", 500, { request }), "unavailable"],
   ] as const)("%s is %s", (error, kind) => {
     expect(classifyGitHubFailure(error)).toBe(kind);
+    // The outbox retries exactly what is not a refusal.
+    expect(isTransient(error)).toBe(kind !== "refused");
+  });
+
+  it("a rate limit says until when the outbox waits: retry-after, else the primary limit's reset", () => {
+    const now = Date.parse("2026-11-21T10:00:00Z");
+    const secondary = answered(403, "You have exceeded a secondary rate limit", { "retry-after": "60" });
+    expect(rateLimitedUntil(secondary, now)).toBe(now + 60_000);
+    const reset = String(now / 1000 + 600);
+    const primary = answered(403, "API rate limit exceeded", {
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": reset,
+    });
+    expect(rateLimitedUntil(primary, now)).toBe(now + 600_000);
+    // Unsaid: the outbox backs off as after any failure.
+    expect(rateLimitedUntil(answered(429, "Too many requests"), now)).toBeUndefined();
+    expect(rateLimitedUntil(answered(502, "Bad Gateway"), now)).toBeUndefined();
   });
 
   it("a refusal keeps GitHub's own message, without the documentation link", () => {

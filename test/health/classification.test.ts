@@ -71,21 +71,34 @@ describe("classification (contract 7.3)", () => {
     expect(classify(history(["failed", "failed", "failed", "passed"])).value).toBe("flaky");
   });
 
-  it("counts streaks per stable branch", () => {
+  it("counts a streak over the stable branches together: a test failing on each of them is broken", () => {
     const runs = [
       aRun("failed", { branch: "main", hoursAgo: 4 }),
       aRun("failed", { branch: "release/1.x", hoursAgo: 3 }),
       aRun("failed", { branch: "main", hoursAgo: 2 }),
     ];
-    expect(classify(runs).value).not.toBe("broken");
+    expect(classify(runs)).toEqual({
+      value: "broken",
+      reason: "failed the last 3 runs on main and release/1.x",
+    });
   });
 
-  it("names the stable branch with the longest streak", () => {
+  it("counts a streak on one stable branch too: a test broken on a release branch while it passes on main", () => {
+    const runs = [0, 1, 2].flatMap((index) => [
+      aRun("passed", { branch: "main", hoursAgo: 10 - 2 * index }),
+      aRun("failed", { branch: "release/1.x", hoursAgo: 9 - 2 * index }),
+    ]);
+    expect(classify(runs)).toEqual({ value: "broken", reason: "failed the last 3 runs on release/1.x" });
+  });
+
+  it("names the longest streak", () => {
     const runs = [
       ...history(["failed", "failed", "failed"], { branch: "main", startHoursAgo: 10 }),
       ...history(["failed", "failed", "failed", "failed"], { branch: "release/1.x", startHoursAgo: 6 }),
     ];
-    expect(classify(runs).reason).toBe("failed the last 4 runs on release/1.x");
+    expect(classify(runs).reason).toBe("failed the last 7 runs on main and release/1.x");
+    const afterPass = [...runs, aRun("passed", { branch: "main", hoursAgo: 2 })];
+    expect(classify(afterPass).reason).toBe("failed the last 4 runs on release/1.x");
   });
 
   it("does not count failures on other branches toward broken", () => {
@@ -125,12 +138,7 @@ describe("classification (contract 7.3)", () => {
   });
 
   it("needs at least 5 runs for the 24-hour rule", () => {
-    const runs = [
-      aRun("failed", { branch: "main", hoursAgo: 4 }),
-      aRun("failed", { branch: "release/1.x", hoursAgo: 3 }),
-      aRun("failed", { branch: "main", hoursAgo: 2 }),
-      aRun("failed", { branch: "release/1.x", hoursAgo: 1 }),
-    ];
+    const runs = [aRun("failed", { branch: "main", hoursAgo: 2 }), aRun("failed", { branch: "release/1.x" })];
     expect(classify(runs).value).toBe("healthy");
   });
 
@@ -292,10 +300,13 @@ describe("classification (contract 7.3)", () => {
           )
           .sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime());
         const stable = considered.filter((run) => stableBranches.has(run.branch));
+        const endsInFailures = (group: TestRun[]) => {
+          const outcomes = group.map((run) => run.outcome);
+          return outcomes.length - outcomes.lastIndexOf("passed") - 1 >= 3;
+        };
+        if (endsInFailures(stable)) return "broken";
         for (const branch of stableBranches) {
-          const outcomes = stable.filter((run) => run.branch === branch).map((run) => run.outcome);
-          const lastPass = outcomes.lastIndexOf("passed");
-          if (outcomes.length - lastPass - 1 >= 3) return "broken";
+          if (endsInFailures(stable.filter((run) => run.branch === branch))) return "broken";
         }
         const recent = stable.filter((run) => run.timestamp.getTime() >= now.getTime() - 24 * HOUR);
         const recentFailures = recent.filter((run) => run.outcome === "failed").length;

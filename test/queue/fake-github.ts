@@ -21,9 +21,9 @@ export interface FakePullRequest {
   mergeSha: string | null;
 }
 
-/** What executing one command did: the result event for the queue, and webhooks GitHub sends later. */
+/** What executing one command did: the result events for the queue, and webhooks GitHub sends later. */
 export interface Execution {
-  readonly result: QueueEvent | null;
+  readonly results: readonly QueueEvent[];
   readonly webhooks: readonly QueueEvent[];
 }
 
@@ -173,53 +173,50 @@ export class FakeGitHub {
         return this.createTestBranch(command);
       case "delete_test_branch":
         this.branches.delete(command.branch);
-        return { result: null, webhooks: [] };
+        return { results: [], webhooks: [] };
       case "open_test_pull_request":
         if (!this.branches.has(command.branch))
           throw new Error(`test PR for missing branch ${command.branch}`);
         this.testPullRequests.add(command.branch);
-        return { result: null, webhooks: [] };
+        return { results: [], webhooks: [] };
       case "close_test_pull_request":
         this.testPullRequests.delete(command.branch);
-        return { result: null, webhooks: [] };
-      case "resolve_required_statuses":
-        return {
-          result: {
-            type: "required_statuses_resolved",
-            runId: command.runId,
-            statuses: ["ci"],
-            source: "service_config",
-          },
-          webhooks: [],
-        };
+        return { results: [], webhooks: [] };
       case "fast_forward_target":
         return this.fastForward(command);
       case "merge_pull_request":
         return this.mergePullRequest(command);
       case "set_commit_status":
       case "upsert_pr_comment":
-        return { result: null, webhooks: [] };
+        return { results: [], webhooks: [] };
     }
   }
 
   private createTestBranch(command: Extract<QueueCommand, { type: "create_test_branch" }>): Execution {
+    const resolution: QueueEvent[] =
+      command.resolveRequiredStatusesOf === null
+        ? []
+        : [
+            {
+              type: "required_statuses_resolved",
+              runId: command.runId,
+              statuses: ["ci"],
+              source: "service_config",
+            },
+          ];
+    const built = (result: QueueEvent): Execution => ({ results: [...resolution, result], webhooks: [] });
     const existing = this.branches.get(command.branch);
-    if (existing !== undefined) {
-      return { result: { type: "test_branch_created", runId: command.runId, sha: existing }, webhooks: [] };
-    }
+    if (existing !== undefined)
+      return built({ type: "test_branch_created", runId: command.runId, sha: existing });
     let sha = command.baseSha;
     for (const pr of command.prs) {
-      if (this.pullRequest(pr.number).conflicts) {
-        return {
-          result: { type: "test_branch_conflict", runId: command.runId, prNumber: pr.number },
-          webhooks: [],
-        };
-      }
+      if (this.pullRequest(pr.number).conflicts)
+        return built({ type: "test_branch_conflict", runId: command.runId, prNumber: pr.number });
       sha = this.mergeCommit(sha, pr);
     }
     this.branches.set(command.branch, sha);
     this.testBranchCommits.push(sha);
-    return { result: { type: "test_branch_created", runId: command.runId, sha }, webhooks: [] };
+    return built({ type: "test_branch_created", runId: command.runId, sha });
   }
 
   private moveTarget(sha: string, prNumbers: readonly number[]): readonly QueueEvent[] {
@@ -241,7 +238,7 @@ export class FakeGitHub {
 
   private fastForward(command: Extract<QueueCommand, { type: "fast_forward_target" }>): Execution {
     const succeeded: QueueEvent = { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
-    if (this.target === command.sha) return { result: succeeded, webhooks: [] };
+    if (this.target === command.sha) return { results: [succeeded], webhooks: [] };
     // The queue expects the head GitHub has, so the tested commit must be built on it: else git refuses the
     // fast-forward, and the queue would take its own head for a push from outside.
     if (this.target === command.expectedHeadSha && !this.isAncestor(this.target, command.sha))
@@ -250,30 +247,32 @@ export class FakeGitHub {
       );
     if (this.target !== command.expectedHeadSha) {
       return {
-        result: {
-          type: "merge_failed",
-          mergeId: command.mergeId,
-          prNumber: command.prNumbers[0] as number,
-          failure: { kind: "target_moved", headSha: this.target },
-        },
+        results: [
+          {
+            type: "merge_failed",
+            mergeId: command.mergeId,
+            prNumber: command.prNumbers[0] as number,
+            failure: { kind: "target_moved", headSha: this.target },
+          },
+        ],
         webhooks: [],
       };
     }
     // Not Rocket Science: the target only ever moves to a commit that passed its required statuses.
     if (!this.passed.has(command.sha))
       throw new Error(`fast-forward of ${this.targetBranch} to untested ${command.sha}`);
-    return { result: succeeded, webhooks: this.moveTarget(command.sha, command.prNumbers) };
+    return { results: [succeeded], webhooks: this.moveTarget(command.sha, command.prNumbers) };
   }
 
   private mergePullRequest(command: Extract<QueueCommand, { type: "merge_pull_request" }>): Execution {
     const pr = this.pullRequest(command.prNumber);
     const failed = (failure: Extract<QueueEvent, { type: "merge_failed" }>["failure"]): Execution => ({
-      result: { type: "merge_failed", mergeId: command.mergeId, prNumber: pr.number, failure },
+      results: [{ type: "merge_failed", mergeId: command.mergeId, prNumber: pr.number, failure }],
       webhooks: [],
     });
     if (pr.merged && pr.mergeSha !== null) {
       return {
-        result: { type: "merge_succeeded", mergeId: command.mergeId, sha: pr.mergeSha },
+        results: [{ type: "merge_succeeded", mergeId: command.mergeId, sha: pr.mergeSha }],
         webhooks: [],
       };
     }
@@ -288,7 +287,7 @@ export class FakeGitHub {
       throw new Error(`merge of #${pr.number} makes ${this.targetBranch} hold untested ${content.join(" ")}`);
     const sha = this.commit(this.target, content);
     return {
-      result: { type: "merge_succeeded", mergeId: command.mergeId, sha },
+      results: [{ type: "merge_succeeded", mergeId: command.mergeId, sha }],
       webhooks: this.moveTarget(sha, [pr.number]),
     };
   }

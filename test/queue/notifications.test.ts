@@ -76,6 +76,26 @@ describe("GitHub-side notifications (contract 5.10)", () => {
     );
   });
 
+  it("shows a PR testing only once its run knows its required statuses, never a test that never was", () => {
+    const none = aScenario({ requiredStatuses: null }).submit(1);
+    const some = aScenario({ requiredStatuses: null }).submit(1);
+    expect(none.commandsOf("upsert_pr_comment")).toEqual([]);
+    expect(none.commandsOf("set_commit_status")).toEqual([]);
+
+    none.on({ type: "required_statuses_resolved", runId: "q-1", statuses: [], source: "service_config" });
+    some.on({ type: "required_statuses_resolved", runId: "q-1", statuses: ["ci"], source: "service_config" });
+
+    expect(none.commandsOf("upsert_pr_comment").map((command) => command.body)).toEqual([
+      expect.stringContaining("**Failed**"),
+    ]);
+    expect(some.commandsOf("upsert_pr_comment").map((command) => command.body)).toEqual([
+      expect.stringContaining("**Testing**"),
+    ]);
+    expect(some.commandsOf("set_commit_status")).toEqual([
+      expect.objectContaining({ state: "pending", description: "Testing in run q-1" }),
+    ]);
+  });
+
   it("sends no comment and no commit status when both are disabled", () => {
     const queue = aScenario({ commentsEnabled: false, statusCheckEnabled: false });
 

@@ -20,6 +20,7 @@ describe("test runs (contract 5.3)", () => {
         branch: "mq/main/q-1",
         baseSha: "main-0",
         prs: [{ number: 1, headSha: "head-1", title: "Change 1", commitDate: T0 }],
+        resolveRequiredStatusesOf: null,
       },
     ]);
   });
@@ -103,20 +104,13 @@ describe("test runs (contract 5.3)", () => {
       requiredStatuses: ["ci", "lint"],
       requiredStatusesSource: "merge_instance",
     });
-    expect(queue.commandsOf("resolve_required_statuses")).toEqual([]);
+    expect(queue.commandsOf("create_test_branch")[0]?.resolveRequiredStatusesOf).toBeNull();
   });
 
-  it("asks for the repo's required statuses when the queue sets none", () => {
+  it("asks for the repo's required statuses with the test branch when the queue sets none", () => {
     const queue = aScenario({ requiredStatuses: null }).submit(1);
 
-    expect(queue.commandsOf("resolve_required_statuses")).toEqual([
-      {
-        type: "resolve_required_statuses",
-        key: "resolve-required-statuses:q-1",
-        runId: "q-1",
-        targetBranch: "main",
-      },
-    ]);
+    expect(queue.commandsOf("create_test_branch")[0]?.resolveRequiredStatusesOf).toBe("main");
 
     queue.on({
       type: "required_statuses_resolved",
@@ -167,6 +161,8 @@ describe("test runs (contract 5.3)", () => {
 
     expect(queue.pr(1)).toMatchObject({ state: "failed", stateReason: "no_required_statuses" });
     expect(queue.pr(1).stateDetail).toContain("merge.required_statuses");
+    // Nothing was built for it.
+    expect(queue.commandsOf("delete_test_branch")).toEqual([]);
   });
 
   it("passes a run when every required status succeeded on its test branch commit", () => {
@@ -275,6 +271,19 @@ describe("test runs (contract 5.3)", () => {
     expect(queue.state.runs["q-2"]?.status).toBe("cancelled");
     expect(queue.runOf(2)).toMatchObject({ id: "q-3", dependsOn: [] });
     expect(queue.runOf(3)).toMatchObject({ id: "q-4", dependsOn: [2] });
+  });
+
+  it("rebuilds a run on the target when a PR ahead that merged meanwhile did not merge on the way", () => {
+    const queue = aScenario({ concurrency: 2 }).submit(1, 2);
+    queue.on({ type: "test_branch_created", runId: "q-1", sha: branchShaOf("q-1") });
+    queue.on({ type: "status_reported", sha: branchShaOf("q-1"), report: aCheckRun() });
+    queue.mergeSucceeds();
+    expect(queue.stateOf(1)).toBe("merged");
+
+    queue.on({ type: "test_branch_conflict", runId: "q-2", prNumber: 1 });
+
+    expect(queue.pr(2).history.map((step) => step.reason)).toContain("target_moved");
+    expect(queue.runOf(2)).toMatchObject({ id: "q-3", dependsOn: [], baseSha: "main-1" });
   });
 
   describe("when a run timed out before its test branch was created", () => {

@@ -171,11 +171,11 @@ export class Simulation {
       this.outbox.unshift(command);
       return;
     }
-    if (execution.result !== null) this.receive(execution.result);
+    for (const result of execution.results) this.receive(result);
     if (crash === "replay") {
       const again = this.github.execute(command);
       this.webhooks.push(...again.webhooks);
-      if (again.result !== null) this.receiveAgain(again.result);
+      for (const result of again.results) this.receiveAgain(result);
     }
   }
 

@@ -249,14 +249,16 @@ describe.each(testDialects)("the merge queue on %s", (dialect) => {
 
   it("a CI result that comes before the service recorded the test branch's commit counts at once", async () => {
     await s.close();
-    // CI reports the moment the PR is merged into the test branch: its webhook reaches the service while the
-    // service still waits for GitHub's answer to that merge, before it knows the commit.
+    // CI reports the moment the test branch is pushed: its webhook reaches the service while the service still
+    // waits for GitHub's answer to that push, before it knows the commit.
     s = await startScenario({
       dialect,
       whileAppWaits: async (request, response) => {
-        if (request.method !== "POST" || !request.url.endsWith("/merges") || response.status !== 201) return;
-        const { sha } = (await response.json()) as { sha: string };
-        s.repo.reportStatus(sha, "ci", "success");
+        if (request.method !== "POST" || !request.url.endsWith("/git/refs") || response.status !== 201)
+          return;
+        const { ref, object } = (await response.json()) as { ref: string; object: { sha: string } };
+        if (!ref.startsWith("refs/heads/mq/")) return;
+        s.repo.reportStatus(object.sha, "ci", "success");
         await s.deliverWebhooks();
       },
     });

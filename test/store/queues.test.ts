@@ -163,8 +163,12 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
     await saveSubmission(state);
     const lease = { now: T0, leaseMs: 15_000 };
     const branch = await claimNextCommand(store.db, state.queueId, "effects", { holder: "alive", ...lease });
-    await claimNextCommand(store.db, state.queueId, "notifications", { holder: "dead", ...lease });
-    await renewClaims(store.db, { holder: "alive", now: T0 + 10_000, leaseMs: 15_000 });
+    const status = await claimNextCommand(store.db, state.queueId, "notifications", {
+      holder: "dead",
+      ...lease,
+    });
+    const renewal = { holder: "alive", now: T0 + 10_000, leaseMs: 15_000 };
+    await renewClaims(store.db, [branch!.id, status!.id], renewal);
     const at = T0 + 20_000;
     expect(
       await claimNextCommand(store.db, state.queueId, "effects", { holder: "other", ...lease, now: at }),

@@ -185,10 +185,12 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
     // Received 100 days ago: a test is forgotten only when it was first seen before the cutoff too.
     const today = now;
     now -= 100 * DAY;
-    await ingest([{ name: "old", outcome: "failed" }, { name: "kept" }]);
+    await ingest([{ name: "old", outcome: "failed" }, { name: "kept" }], {
+      receipt: { idempotencyKey: "old", requestHash: "h" },
+    });
     await ingest([{ name: "chosen" }]);
     now = today;
-    await ingest([{ name: "kept" }]);
+    await ingest([{ name: "kept" }], { receipt: { idempotencyKey: "new", requestHash: "h" } });
     const chosen = await testNamed("chosen");
     await saveTestCaseHealth(store.db, dialect, [{ ...chosen, quarantineSetting: "never" }]);
     await ingest([{ name: "edge" }], { startedAt: now - 90 * DAY - HOUR });
@@ -211,6 +213,9 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
     expect(await count("test_results")).toBe(2);
     expect(await count("test_failures")).toBe(0);
     expect(await count("test_uploads")).toBe(2);
+    // Receipts go with their uploads' results.
+    const receipts = await store.db.selectFrom("test_upload_receipts").select("idempotency_key").execute();
+    expect(receipts).toEqual([{ idempotency_key: "new" }]);
     // A forgotten test's ticket goes with it.
     const tickets = await store.db.selectFrom("test_case_tickets").select("url").execute();
     expect(tickets).toEqual([{ url: "https://tickets.example/kept" }]);

@@ -1,5 +1,5 @@
 // The whole app (webhooks and /v1) on a real socket on an ephemeral port, as Probot's server mounts it.
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { createNodeMiddleware } from "probot";
@@ -17,6 +17,8 @@ export interface TestServer {
   engine: MergeQueueEngine;
   config: Config;
   server: Server;
+  /** The app's request handler, for requests injected without a socket (light-my-request). */
+  dispatch: (req: IncomingMessage, res: ServerResponse) => void;
   close(): Promise<void>;
   /** POSTs JSON to /v1/<path> with the given token. */
   post(path: string, body: unknown, token?: string): Promise<Response>;
@@ -43,9 +45,10 @@ export async function startTestServer(
     }),
     { probot: testProbot(options.fetch, options.log, config.githubTimeoutMs) },
   );
-  const server = createServer((req, res) => {
+  const dispatch = (req: IncomingMessage, res: ServerResponse) => {
     void middleware(req, res, () => res.writeHead(404).end());
-  });
+  };
+  const server = createServer(dispatch);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -53,6 +56,7 @@ export async function startTestServer(
     engine: engine as MergeQueueEngine,
     config,
     server,
+    dispatch,
     close: async () => {
       await engine?.stop();
       await new Promise<void>((resolve, reject) => {

@@ -87,6 +87,7 @@ export const aTestBranch = (key: string): QueueCommand => ({
   branch: `mq/main/${key}`,
   baseSha: "main-0",
   prs: [],
+  resolveRequiredStatusesOf: null,
 });
 
 /** Every execution of every replica, in the order they started. */
@@ -142,7 +143,7 @@ export class OutboxReplica {
       store,
       runner,
       executor: this.executor,
-      github: { ciReports: async () => [], pullRequest: async () => null },
+      github: { ciReports: async () => [] },
       clock,
       log: logger,
     });

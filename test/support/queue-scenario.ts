@@ -45,6 +45,27 @@ export interface ScenarioOptions {
   env?: Record<string, string>;
 }
 
+/** A write of the app to GitHub: method, path below the repository, and JSON body. */
+export interface GitHubWrite {
+  readonly method: string;
+  readonly path: string;
+  readonly body: Record<string, unknown>;
+}
+
+/** Records every write the app makes to GitHub, in order (pass `whileAppWaits` to startScenario). */
+export function recordWrites(): { writes: GitHubWrite[]; whileAppWaits: ScenarioOptions["whileAppWaits"] } {
+  const writes: GitHubWrite[] = [];
+  return {
+    writes,
+    whileAppWaits: async (request) => {
+      if (request.method === "GET") return;
+      const path = new URL(request.url).pathname.replace(/^\/repos\/[^/]+\/[^/]+/, "");
+      const text = await request.text();
+      writes.push({ method: request.method, path, body: text === "" ? {} : JSON.parse(text) });
+    },
+  };
+}
+
 export async function startScenario(options: ScenarioOptions = {}): Promise<Scenario> {
   const fake = new FakeGitHub();
   const repo = fake.createRepository("acme/widgets", {

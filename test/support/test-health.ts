@@ -1,15 +1,15 @@
-// Helpers for test-health tests: JUnit reports written from a short description, GitHub's answers about a
-// repository (default branch, CODEOWNERS) through nock, and the app with a repository to upload results of.
+// Helpers for test-health tests: JUnit reports written from a short description, and the app with a repository to
+// upload results of, which no GitHub App is installed on, and a GitHub that refuses every request and must not
+// be asked at all: test health works without it.
 import nock from "nock";
-import { afterEach, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import type { UploadInput } from "../../src/health/ingestion.ts";
 import { testCaseId } from "../../src/health/test-identity.ts";
 import type { Dialect } from "../../src/store/database.ts";
 import { newId } from "../../src/store/ids.ts";
-import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
+import { recordRepository, type Repository } from "../../src/store/repositories.ts";
 import { type ServerFixture, useTestServer } from "./api-server.ts";
 import { createTestStore, type TestStore } from "./database.ts";
-import { useNockedGitHub } from "./nock-github.ts";
 
 export interface CaseSpec {
   name: string;
@@ -51,20 +51,18 @@ export function junitReport(cases: CaseSpec[], suite = "suite"): string {
 
 export interface TestHealthStore {
   store: TestStore;
-  /** acme/widgets, installed as installation 7. */
+  /** acme/widgets, as test health records a repository an upload names (no GitHub App installed). */
   repository: Repository;
 }
 
-/** Records acme/widgets as installed (installation 7). */
-const rememberWidgets = (store: TestStore) =>
-  rememberRepository(store.db, { ...widgets, installationId: testInstallationId }, TEST_HEALTH_START);
+const recordWidgets = (store: TestStore) => recordRepository(store.db, widgets, TEST_HEALTH_START);
 
 /** A database of its own for each test, holding acme/widgets. */
 export function useTestHealthStore(dialect: Dialect): TestHealthStore {
   const fixture = {} as TestHealthStore;
   beforeEach(async () => {
     fixture.store = await createTestStore(dialect);
-    fixture.repository = await rememberWidgets(fixture.store);
+    fixture.repository = await recordWidgets(fixture.store);
   });
   afterEach(async () => {
     await fixture.store.destroy();
@@ -100,43 +98,6 @@ export function uploadInput(
   };
 }
 
-export const testInstallationId = 7;
-
-/** GitHub's answers for acme/widgets through installation 7; each may be asked at most once per test server. */
-export function githubRepository(
-  options: { defaultBranch?: string; codeowners?: string | null; owner?: string; name?: string } = {},
-) {
-  const path = `/repos/${options.owner ?? "acme"}/${options.name ?? "widgets"}`;
-  const github = nock("https://api.github.com");
-  github
-    .post(`/app/installations/${testInstallationId}/access_tokens`)
-    .optionally()
-    .reply(201, {
-      token: "ghs_test",
-      expires_at: "2099-01-01T00:00:00Z",
-      permissions: {},
-      repository_selection: "all",
-    })
-    .persist();
-  github
-    .get(path)
-    .optionally()
-    .reply(200, {
-      default_branch: options.defaultBranch ?? "main",
-      name: "widgets",
-      owner: { login: "acme" },
-    });
-  const codeowners = options.codeowners === undefined ? null : options.codeowners;
-  if (codeowners === null) {
-    github.get(`${path}/contents/.github%2FCODEOWNERS`).optionally().reply(404, { message: "Not Found" });
-    github.get(`${path}/contents/CODEOWNERS`).optionally().reply(404, { message: "Not Found" });
-    github.get(`${path}/contents/docs%2FCODEOWNERS`).optionally().reply(404, { message: "Not Found" });
-  } else {
-    github.get(`${path}/contents/.github%2FCODEOWNERS`).optionally().reply(200, codeowners);
-  }
-  return github;
-}
-
 /** The repository test-health tests upload to, and the target of their requests (repo and org_url_slug). */
 export const widgets = { host: "github.com", owner: "acme", name: "widgets" };
 
@@ -154,24 +115,51 @@ export const widgetsTarget = { repo: widgets, org_url_slug: "acme" };
 export const TEST_HEALTH_START = Date.parse("2026-11-21T12:00:00.000Z");
 
 export interface TestHealthFixture extends ServerFixture {
-  /** acme/widgets, installed (installation testInstallationId). */
+  /** acme/widgets, recorded without a GitHub App installed. */
   repository: Repository;
 }
 
 /**
+ * GitHub refuses every request (nock allows no connection and has no interceptor), and the test fails if one was
+ * even attempted: test health must never ask GitHub.
+ */
+export function useUnaskedGitHub(): void {
+  const asked: string[] = [];
+  // nock tells of every request no interceptor took, the app's own socket's too.
+  const onNoMatch = (request: { method?: string; href?: string }) => {
+    const address = request.href ?? "";
+    if (!address.startsWith("http://127.0.0.1:")) asked.push(`${request.method ?? "?"} ${address}`);
+  };
+  beforeAll(() => {
+    nock.disableNetConnect();
+    nock.emitter.on("no match", onNoMatch);
+  });
+  afterAll(() => {
+    nock.emitter.off("no match", onNoMatch);
+    nock.enableNetConnect();
+  });
+  beforeEach(() => {
+    asked.length = 0;
+    nock.enableNetConnect("127.0.0.1");
+  });
+  afterEach(() => {
+    expect(asked, "requests to GitHub").toEqual([]);
+  });
+}
+
+/**
  * For each test: a fresh database of `dialect` and app on the clock `clock`, with PUBLIC_URL
- * https://switchyard.example, acme/widgets installed, and GitHub reachable only through nock, every interceptor
- * a test sets up being required.
+ * https://switchyard.example and acme/widgets recorded (no GitHub App installed), and a GitHub that is never asked.
  */
 export function useTestHealthServer(dialect: Dialect, clock: () => number): TestHealthFixture {
-  useNockedGitHub({ strict: true });
+  useUnaskedGitHub();
   const fixture = useTestServer({
     dialect,
     clock,
     env: { PUBLIC_URL: "https://switchyard.example" },
   }) as TestHealthFixture;
   beforeEach(async () => {
-    fixture.repository = await rememberWidgets(fixture.store);
+    fixture.repository = await recordWidgets(fixture.store);
   });
   return fixture;
 }

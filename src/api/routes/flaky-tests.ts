@@ -1,8 +1,9 @@
 // Test health (contract 7, interface 4.3): JUnit uploads, the four listings, quarantine settings and linked tickets.
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
 import { ingestUpload } from "../../health/ingestion.ts";
+import { IdempotencyKeyReused, uploadRequestHash } from "../../health/upload-receipts.ts";
 import { JunitParseError } from "../../health/junit-parser.ts";
 import { stableBranches } from "../../health/repository-facts.ts";
 import type { TestCase } from "../../store/test-cases.ts";
@@ -56,8 +57,12 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     {
       schema: {
         summary: "Upload JUnit XML reports of a test run (contract 7.1)",
+        description:
+          "An `Idempotency-Key` header (1 to 255 visible ASCII characters) makes the upload safe to retry: a repeat " +
+          "with the same key and body is answered the first answer and stores nothing; the same key with another " +
+          "body is 422 `idempotency_key_reused`.",
         body: UploadRequest,
-        response: { 200: UploadResponse, ...errorResponses(400, 401, 403, 404, 413) },
+        response: { 200: UploadResponse, ...errorResponses(400, 401, 403, 404, 413, 422) },
       },
     },
     async (request) => {
@@ -78,8 +83,11 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
           { path: "started_at", message: "must not be more than a day in the future" },
         ]);
       }
+      const idempotencyKey = idempotencyKeyOf(request);
       const repository = await testHealthRepository(deps, request, body);
-      const branches = await stableBranches(store.db, deps.repositoryFacts, repository);
+      const defaultBranch = body.default_branch ?? undefined;
+      const branches = await stableBranches(store.db, deps.repositoryFacts, repository, defaultBranch);
+      const checkout = { defaultBranch, codeowners: body.codeowners ?? undefined };
       try {
         const outcome = await ingestUpload(store, {
           repository,
@@ -94,6 +102,15 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
           startedAt,
           documents: body.junit_xml,
           stableBranches: branches,
+          checkout,
+          ...(idempotencyKey === undefined
+            ? {}
+            : {
+                receipt: {
+                  idempotencyKey,
+                  requestHash: uploadRequestHash(uploadRequestParts(body, prNumber, startedAt)),
+                },
+              }),
           now,
         });
         return {
@@ -110,6 +127,13 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
           all_failures_quarantined: outcome.allFailuresQuarantined,
         };
       } catch (error) {
+        if (error instanceof IdempotencyKeyReused) {
+          throw new Problem(
+            422,
+            "idempotency_key_reused",
+            `the Idempotency-Key ${error.idempotencyKey} was sent before with another upload; each upload needs a key of its own`,
+          );
+        }
         if (!(error instanceof JunitParseError)) throw error;
         const where = `line ${error.line}, column ${error.column}: ${error.reason}`;
         throw new Problem(
@@ -271,4 +295,42 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       return { test };
     },
   );
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The upload's `Idempotency-Key` header, if it sent one; 400 when it is not a key. */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const key = request.headers["idempotency-key"];
+  if (key === undefined) return undefined;
+  if (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key)) {
+    throw invalidRequest("the request is invalid: the Idempotency-Key header is not a key", [
+      { path: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters" },
+    ]);
+  }
+  return key;
+}
+
+/** What an upload asks for, each field as it is stored: a retry that asks for the same is the same upload. */
+function uploadRequestParts(
+  body: UploadRequest,
+  prNumber: number | null,
+  startedAt: number | null,
+): (string | number | null | undefined)[] {
+  const { repo } = body;
+  return [
+    `${repo.host}/${repo.owner}/${repo.name}`.toLowerCase(),
+    body.commit_sha.toLowerCase(),
+    body.branch,
+    prNumber,
+    body.job_name || null,
+    body.variant ?? "",
+    body.run_url || null,
+    body.repo_root || null,
+    startedAt,
+    body.default_branch,
+    body.codeowners,
+    body.junit_xml.length,
+    ...body.junit_xml,
+  ];
 }

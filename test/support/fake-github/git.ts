@@ -86,11 +86,16 @@ export class CommitGraph {
   /** Creation order, which is a topological order: parents exist before their children. */
   private readonly order = new Map<string, number>();
 
-  /** SHAs hash tree, parents, message and author (not the date), so a scenario always yields the same SHAs. */
+  /**
+   * SHAs hash tree, parents, author, date and message, as git's do: the same merge made twice a second apart
+   * is two commits. The fake's clock is logical, so a scenario still always yields the same SHAs.
+   */
   add(commit: NewCommit): Commit {
     for (const parent of commit.parents) this.get(parent);
     const tree = treeSha(commit.tree);
-    const sha = sha1(`commit\0${tree}\0${commit.parents.join(",")}\0${commit.author}\0${commit.message}`);
+    const sha = sha1(
+      `commit\0${tree}\0${commit.parents.join(",")}\0${commit.author}\0${commit.date}\0${commit.message}`,
+    );
     const existing = this.commits.get(sha);
     if (existing) return existing;
     const created: Commit = { ...commit, parents: [...commit.parents], sha, treeSha: tree };

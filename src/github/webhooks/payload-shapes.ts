@@ -1,0 +1,100 @@
+// The fields of each webhook payload the handlers read, with their types. GitHub signs what it sends, but a
+// payload of an unexpected shape (an API change, a proxy, a hand-made redelivery) must be refused with a 400
+// naming the field rather than crash a handler (a 500 that GitHub would show as a failed delivery of ours).
+import { type TSchema, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import type { Probot } from "probot";
+
+const Optional = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const Repository = Type.Object({ name: Type.String(), full_name: Type.String() });
+const Installation = Optional(Type.Object({ id: Type.Integer() }));
+
+const shapes: Readonly<Record<string, TSchema>> = {
+  push: Type.Object({ ref: Type.String(), after: Type.String(), repository: Repository }),
+  pull_request: Type.Object({
+    pull_request: Type.Object({
+      number: Type.Integer(),
+      merged: Optional(Type.Boolean()),
+      base: Type.Object({ ref: Type.String() }),
+      head: Type.Object({ sha: Type.String() }),
+    }),
+    changes: Type.Optional(
+      Type.Object({ base: Type.Optional(Type.Object({ ref: Type.Object({ from: Type.String() }) })) }),
+    ),
+    repository: Repository,
+  }),
+  issue_comment: Type.Object({
+    issue: Type.Object({ number: Type.Integer() }),
+    comment: Type.Object({
+      id: Type.Integer(),
+      body: Type.String(),
+      user: Optional(Type.Object({ login: Type.String(), type: Type.String() })),
+    }),
+    repository: Repository,
+    installation: Installation,
+  }),
+  status: Type.Object({
+    id: Type.Integer(),
+    sha: Type.String(),
+    context: Type.String(),
+    state: Type.String(),
+    target_url: Optional(Type.String()),
+  }),
+  check_run: Type.Object({
+    check_run: Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      head_sha: Type.String(),
+      status: Type.String(),
+      conclusion: Optional(Type.String()),
+      html_url: Optional(Type.String()),
+      details_url: Optional(Type.String()),
+      check_suite: Optional(Type.Object({ id: Type.Optional(Type.Integer()) })),
+    }),
+  }),
+  check_suite: Type.Object({ check_suite: Type.Object({ head_sha: Type.String() }) }),
+};
+
+/** What is wrong with a payload of the event `name`, or null when the handlers can read it. */
+export function payloadProblem(name: string, payload: unknown): string | null {
+  const shape = shapes[name];
+  if (shape === undefined) return null;
+  const error = Value.Errors(shape, payload).First();
+  if (error === undefined) return null;
+  return `the ${name} payload is malformed: ${error.path || "(payload)"} ${error.message.toLowerCase()}`;
+}
+
+/**
+ * Before any handler runs, Octokit reads `action` from every signed payload and Probot authenticates as its
+ * `installation`: a payload that is JSON but not an object (`null`, `""`, `5`), or whose installation has no
+ * numeric id, would be answered 500. Such a payload is refused here with 400, as Octokit refuses invalid JSON or a
+ * wrong signature, which it still checks first.
+ */
+export function refuseUnreadablePayloads(webhooks: Probot["webhooks"]): void {
+  const verifyAndReceive = webhooks.verifyAndReceive.bind(webhooks);
+  webhooks.verifyAndReceive = async (event) => {
+    const problem = envelopeProblem(event.payload);
+    if (problem !== null && (await webhooks.verify(event.payload, event.signature))) {
+      const error = Object.assign(new Error(problem), { status: 400 });
+      // Octokit's middleware answers with the status of the first of the errors.
+      throw new AggregateError([error], error.message);
+    }
+    return verifyAndReceive(event);
+  };
+}
+
+const Envelope = Type.Object({ installation: Optional(Type.Object({ id: Type.Integer({ minimum: 1 }) })) });
+
+function envelopeProblem(text: string): string | null {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    // Octokit answers invalid JSON with a 400 of its own.
+    return null;
+  }
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    return "the payload is not a JSON object";
+  }
+  return Value.Check(Envelope, payload) ? null : "the payload's installation has no numeric id";
+}

@@ -1,0 +1,39 @@
+// What the uploads' checkouts told of a repository (contract 7.3 default branch, 7.5 CODEOWNERS): test health
+// learns both from the CLI in CI, so that neither an upload nor a read waits on GitHub.
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.ts";
+
+export interface CheckoutFacts {
+  /** The default branch, once an upload named it. */
+  defaultBranch: string | null;
+  /** The text of the CODEOWNERS file ("" when the checkout has none), once an upload sent it. */
+  codeowners: string | null;
+}
+
+export async function checkoutFacts(db: Kysely<Database>, repositoryId: string): Promise<CheckoutFacts> {
+  const row = await db
+    .selectFrom("test_health_checkouts")
+    .select(["default_branch", "codeowners"])
+    .where("repository_id", "=", repositoryId)
+    .executeTakeFirst();
+  return { defaultBranch: row?.default_branch ?? null, codeowners: row?.codeowners ?? null };
+}
+
+/** Records what an upload told; a fact it did not tell (undefined) keeps its stored value. */
+export async function saveCheckoutFacts(
+  db: Kysely<Database>,
+  repositoryId: string,
+  facts: { defaultBranch?: string | undefined; codeowners?: string | undefined },
+  now: number,
+): Promise<void> {
+  const told = {
+    ...(facts.defaultBranch === undefined ? {} : { default_branch: facts.defaultBranch }),
+    ...(facts.codeowners === undefined ? {} : { codeowners: facts.codeowners }),
+  };
+  if (Object.keys(told).length === 0) return;
+  await db
+    .insertInto("test_health_checkouts")
+    .values({ repository_id: repositoryId, ...told, updated_at: now })
+    .onConflict((oc) => oc.column("repository_id").doUpdateSet({ ...told, updated_at: now }))
+    .execute();
+}
