@@ -40,6 +40,8 @@ export interface ChaosRun {
   readonly measured: Replica;
   readonly rssBefore: number;
   readonly rssAfter: number;
+  /** When the traffic started, ms since the epoch. */
+  readonly startedAt: number;
   /** From the first submission until every PR was final or the drain time ran out. */
   readonly durationMs: number;
   /** Whether every PR was final before the drain time ran out. */
@@ -243,6 +245,9 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
     });
     if (untrue.length > 0) await sleep(settings.pollIntervalSeconds * 1000 + settings.tickMs);
     for (const pr of untrue) records.set(pr, await readRecord(pr));
+    // The service is stopped before the run is judged, so that every move of a target branch is seen.
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    courier.observeRest();
 
     return {
       dialect,
@@ -258,6 +263,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
       measured,
       rssBefore,
       rssAfter,
+      startedAt: started,
       durationMs,
       drained,
       records,

@@ -16,6 +16,8 @@ export class Replica {
   starts = 0;
   /** How long each kill kept this replica from answering, until it answered again. */
   readonly downtimes: number[] = [];
+  /** When each kill happened, ms since the epoch. */
+  readonly killedAtTimes: number[] = [];
   private killedAt: number | undefined;
   private child: ChildProcess | undefined;
   private ready = false;
@@ -98,6 +100,7 @@ export class Replica {
     this.kills += 1;
     this.ready = false;
     this.killedAt = Date.now();
+    this.killedAtTimes.push(this.killedAt);
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;

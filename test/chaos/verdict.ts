@@ -19,6 +19,21 @@ const counted = (values: readonly string[]) => {
 const tally = (values: readonly string[]) =>
   [...counted(values)].map(([value, count]) => `${count} ${value}`).join(", ") || "none";
 
+/** The faults that began in the 10 s before a stall or during it, to tell which one the queue did not get over. */
+function faultsBefore(run: ChaosRun, from: number, to: number): string {
+  const near = (at: number) => at >= from - 10_000 && at <= to;
+  const faults = [
+    ...run.github.outages
+      .filter((outage) => near(outage.startedAt))
+      .map((outage) => ({ at: outage.startedAt, what: `GitHub ${outage.kind} outage` })),
+    ...run.replicas.flatMap((replica) =>
+      replica.killedAtTimes.filter(near).map((at) => ({ at, what: `${replica.name} killed` })),
+    ),
+  ].sort((a, b) => a.at - b.at);
+  const list = faults.map((fault) => `${fault.what} at ${seconds(fault.at - run.startedAt)}`).join(", ");
+  return list === "" ? "no fault began then" : `before and during it: ${list}`;
+}
+
 export function judge(run: ChaosRun): Verdict {
   const { settings, github, ci, courier, monitor, traffic, api, replicas, records } = run;
   const violations: string[] = [];
@@ -93,8 +108,9 @@ export function judge(run: ChaosRun): Verdict {
   const stalls = monitor.stalls();
   const longestStall = stalls.reduce((a, b) => (b.ms > a.ms ? b : a));
   for (const stall of stalls.filter((s) => s.ms > stallLimit)) {
+    const from = stall.endedAt - stall.ms;
     violations.push(
-      `${stall.repo}: the queue stood still ${seconds(stall.ms)} (limit ${seconds(stallLimit)})`,
+      `${stall.repo}: the queue stood still ${seconds(stall.ms)} from ${seconds(from - run.startedAt)} on (limit ${seconds(stallLimit)}); ${faultsBefore(run, from, stall.endedAt)}`,
     );
   }
 
