@@ -17,7 +17,7 @@ import { ProgressMonitor } from "./progress-monitor.ts";
 import { Replica } from "./replicas.ts";
 import { ServiceApi } from "./service-api.ts";
 import type { ChaosSettings } from "./settings.ts";
-import { developer, type SubmittedPullRequest, Traffic } from "./traffic.ts";
+import { acknowledged, developer, type SubmittedPullRequest, Traffic } from "./traffic.ts";
 import { WebhookCourier } from "./webhook-courier.ts";
 
 export const testBranchPrefix = "mq/";
@@ -159,7 +159,11 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
       if (record.merged || latest?.state === "failure" || latest?.state === "error") final.add(pr);
       return final.has(pr);
     };
-    const hasWork = (repo: string) => traffic.pullRequests.some((pr) => pr.repo === repo && !isFinal(pr));
+    // A queue has work while a PR it took is not final (one whose command never reached it is not its work).
+    const hasWork = (repo: string) =>
+      traffic.pullRequests.some(
+        (pr) => pr.repo === repo && !isFinal(pr) && acknowledged(pr, courier.acknowledged),
+      );
     const monitor = new ProgressMonitor(targetBranch, testBranchPrefix, hasWork, settings.repositories);
     const ci = new CiSimulator(fake, settings, random, testBranchPrefix);
     const courier = new WebhookCourier(

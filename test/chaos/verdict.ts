@@ -2,7 +2,7 @@
 // pass). Each PR's record is checked against what GitHub and CI really did.
 import type { ChaosRun } from "./chaos-run.ts";
 import { targetBranch, untruth } from "./pr-truth.ts";
-import type { SubmittedPullRequest } from "./traffic.ts";
+import { acknowledged, type SubmittedPullRequest } from "./traffic.ts";
 
 export interface Verdict {
   readonly figures: readonly (readonly [figure: string, value: string])[];
@@ -48,10 +48,9 @@ export function judge(run: ChaosRun): Verdict {
   let untrue = 0;
   for (const pr of prs) {
     const record = records.get(pr);
-    const acknowledged =
-      pr.apiAcknowledged || pr.commentDeliveries.some((id) => courier.acknowledged.has(id));
+    const taken = acknowledged(pr, courier.acknowledged);
     if (!record) {
-      if (!acknowledged) neverReached.push(pr);
+      if (!taken) neverReached.push(pr);
       else {
         lost += 1;
         const how = pr.apiAcknowledged
