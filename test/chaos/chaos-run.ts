@@ -17,7 +17,7 @@ import { ProgressMonitor } from "./progress-monitor.ts";
 import { Replica } from "./replicas.ts";
 import { ServiceApi } from "./service-api.ts";
 import type { ChaosSettings } from "./settings.ts";
-import { developer, type SubmittedPullRequest, Traffic } from "./traffic.ts";
+import { acknowledged, developer, type SubmittedPullRequest, Traffic } from "./traffic.ts";
 import { WebhookCourier } from "./webhook-courier.ts";
 
 export const testBranchPrefix = "mq/";
@@ -40,6 +40,8 @@ export interface ChaosRun {
   readonly measured: Replica;
   readonly rssBefore: number;
   readonly rssAfter: number;
+  /** When the traffic started, ms since the epoch. */
+  readonly startedAt: number;
   /** From the first submission until every PR was final or the drain time ran out. */
   readonly durationMs: number;
   /** Whether every PR was final before the drain time ran out. */
@@ -157,7 +159,11 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
       if (record.merged || latest?.state === "failure" || latest?.state === "error") final.add(pr);
       return final.has(pr);
     };
-    const hasWork = (repo: string) => traffic.pullRequests.some((pr) => pr.repo === repo && !isFinal(pr));
+    // A queue has work while a PR it took is not final (one whose command never reached it is not its work).
+    const hasWork = (repo: string) =>
+      traffic.pullRequests.some(
+        (pr) => pr.repo === repo && !isFinal(pr) && acknowledged(pr, courier.acknowledged),
+      );
     const monitor = new ProgressMonitor(targetBranch, testBranchPrefix, hasWork, settings.repositories);
     const ci = new CiSimulator(fake, settings, random, testBranchPrefix);
     const courier = new WebhookCourier(
@@ -243,6 +249,9 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
     });
     if (untrue.length > 0) await sleep(settings.pollIntervalSeconds * 1000 + settings.tickMs);
     for (const pr of untrue) records.set(pr, await readRecord(pr));
+    // The service is stopped before the run is judged, so that every move of a target branch is seen.
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    courier.observeRest();
 
     return {
       dialect,
@@ -258,6 +267,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
       measured,
       rssBefore,
       rssAfter,
+      startedAt: started,
       durationMs,
       drained,
       records,

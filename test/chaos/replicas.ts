@@ -16,6 +16,8 @@ export class Replica {
   starts = 0;
   /** How long each kill kept this replica from answering, until it answered again. */
   readonly downtimes: number[] = [];
+  /** When each kill happened, ms since the epoch. */
+  readonly killedAtTimes: number[] = [];
   private killedAt: number | undefined;
   private child: ChildProcess | undefined;
   private ready = false;
@@ -54,6 +56,10 @@ export class Replica {
       },
     });
     this.child = child;
+    // A test that times out never stops its replicas: they go with the test's process.
+    const reap = () => child.kill("SIGKILL");
+    process.once("exit", reap);
+    child.once("exit", () => process.off("exit", reap));
     const onData = (chunk: Buffer) => {
       this.log = (this.log + chunk.toString()).slice(-logTailBytes);
     };
@@ -94,6 +100,7 @@ export class Replica {
     this.kills += 1;
     this.ready = false;
     this.killedAt = Date.now();
+    this.killedAtTimes.push(this.killedAt);
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
     await exited;

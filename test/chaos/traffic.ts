@@ -22,6 +22,11 @@ export interface SubmittedPullRequest {
   apiAcknowledged: boolean;
 }
 
+/** Whether the service took the PR's command: the API answered 200, or it answered a `/merge` delivery 2xx. */
+export function acknowledged(pr: SubmittedPullRequest, acknowledgedDeliveries: ReadonlySet<string>): boolean {
+  return pr.apiAcknowledged || pr.commentDeliveries.some((id) => acknowledgedDeliveries.has(id));
+}
+
 export class Traffic {
   readonly pullRequests: SubmittedPullRequest[] = [];
   repeatedComments = 0;

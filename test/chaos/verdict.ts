@@ -2,7 +2,7 @@
 // pass). Each PR's record is checked against what GitHub and CI really did.
 import type { ChaosRun } from "./chaos-run.ts";
 import { targetBranch, untruth } from "./pr-truth.ts";
-import type { SubmittedPullRequest } from "./traffic.ts";
+import { acknowledged, type SubmittedPullRequest } from "./traffic.ts";
 
 export interface Verdict {
   readonly figures: readonly (readonly [figure: string, value: string])[];
@@ -19,6 +19,21 @@ const counted = (values: readonly string[]) => {
 const tally = (values: readonly string[]) =>
   [...counted(values)].map(([value, count]) => `${count} ${value}`).join(", ") || "none";
 
+/** The faults that began in the 10 s before a stall or during it, to tell which one the queue did not get over. */
+function faultsBefore(run: ChaosRun, from: number, to: number): string {
+  const near = (at: number) => at >= from - 10_000 && at <= to;
+  const faults = [
+    ...run.github.outages
+      .filter((outage) => near(outage.startedAt))
+      .map((outage) => ({ at: outage.startedAt, what: `GitHub ${outage.kind} outage` })),
+    ...run.replicas.flatMap((replica) =>
+      replica.killedAtTimes.filter(near).map((at) => ({ at, what: `${replica.name} killed` })),
+    ),
+  ].sort((a, b) => a.at - b.at);
+  const list = faults.map((fault) => `${fault.what} at ${seconds(fault.at - run.startedAt)}`).join(", ");
+  return list === "" ? "no fault began then" : `before and during it: ${list}`;
+}
+
 export function judge(run: ChaosRun): Verdict {
   const { settings, github, ci, courier, monitor, traffic, api, replicas, records } = run;
   const violations: string[] = [];
@@ -33,10 +48,9 @@ export function judge(run: ChaosRun): Verdict {
   let untrue = 0;
   for (const pr of prs) {
     const record = records.get(pr);
-    const acknowledged =
-      pr.apiAcknowledged || pr.commentDeliveries.some((id) => courier.acknowledged.has(id));
+    const taken = acknowledged(pr, courier.acknowledged);
     if (!record) {
-      if (!acknowledged) neverReached.push(pr);
+      if (!taken) neverReached.push(pr);
       else {
         lost += 1;
         const how = pr.apiAcknowledged
@@ -93,8 +107,9 @@ export function judge(run: ChaosRun): Verdict {
   const stalls = monitor.stalls();
   const longestStall = stalls.reduce((a, b) => (b.ms > a.ms ? b : a));
   for (const stall of stalls.filter((s) => s.ms > stallLimit)) {
+    const from = stall.endedAt - stall.ms;
     violations.push(
-      `${stall.repo}: the queue stood still ${seconds(stall.ms)} (limit ${seconds(stallLimit)})`,
+      `${stall.repo}: the queue stood still ${seconds(stall.ms)} from ${seconds(from - run.startedAt)} on (limit ${seconds(stallLimit)}); ${faultsBefore(run, from, stall.endedAt)}`,
     );
   }
 

@@ -62,6 +62,11 @@ export class WebhookCourier {
     await Promise.all(this.inFlight);
   }
 
+  /** Shows the observer what GitHub emitted since the last delivery, delivering none of it (the run is over). */
+  observeRest(): void {
+    for (const delivery of this.fake.takeWebhooks()) this.observe(delivery);
+  }
+
   private pump(): void {
     const { duplicateRate, dropRate } = this.settings.webhooks;
     for (const delivery of this.fake.takeWebhooks()) {
