@@ -21,7 +21,7 @@ import type { GitHubPoller } from "./scheduler.ts";
  * A claim lapses this long after its holder's last heartbeat: a replica killed mid-command holds up its queue's
  * lane no longer than this before another replica, or the restarted process, takes the command over.
  */
-export const leaseMs = 15_000;
+export const leaseMs = 9_000;
 /** Three beats per lease: a live worker keeps its claims through two missed beats (a slow database). */
 const heartbeatMs = leaseMs / 3;
 const maxBackoffMs = 10 * 60_000;
