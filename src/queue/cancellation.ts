@@ -22,7 +22,12 @@ export function cancelDetail(reason: CancelReason): string {
  * cancellation then waits for its result: it applies if the merge fails. A PR reported merged while its
  * own merge is in flight is that merge, not a merge outside the queue.
  */
-export function onCancelRequested(draft: QueueDraft, prNumber: number, reason: CancelReason): void {
+export function onCancelRequested(
+  draft: QueueDraft,
+  prNumber: number,
+  reason: CancelReason,
+  by?: string,
+): void {
   const pr = draft.pr(prNumber);
   if (pr === undefined || isTerminal(pr.state)) return;
   if (draft.state.merging?.prNumbers.includes(prNumber)) {
@@ -31,7 +36,8 @@ export function onCancelRequested(draft: QueueDraft, prNumber: number, reason: C
     }
     return;
   }
-  removeFromQueue(draft, prNumber, { to: "cancelled", reason, detail: cancelDetail(reason) });
+  const detail = by === undefined ? cancelDetail(reason) : `Cancelled on request by ${by}.`;
+  removeFromQueue(draft, prNumber, { to: "cancelled", reason, detail });
 }
 
 /** restartTestsOnPullRequest / `/merge restart` (contract 5.1): a started PR is tested again. */

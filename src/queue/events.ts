@@ -42,7 +42,13 @@ export type QueueEvent =
       readonly priority: number | null;
       readonly noBatch: boolean;
     }
-  | { readonly type: "cancel_requested"; readonly prNumber: number; readonly reason: CancelReason }
+  | {
+      readonly type: "cancel_requested";
+      readonly prNumber: number;
+      readonly reason: CancelReason;
+      /** Who asked, in words ("@alice, with a /merge cancel comment"), for a cancellation on request. */
+      readonly by?: string;
+    }
   | { readonly type: "restart_requested"; readonly prNumber: number }
   | {
       readonly type: "mergeability_observed";

@@ -29,7 +29,7 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
     case "pr_submitted":
       return onSubmitted(draft, event.submissionId, event.pr, event.priority, event.noBatch);
     case "cancel_requested":
-      return onCancelRequested(draft, event.prNumber, event.reason);
+      return onCancelRequested(draft, event.prNumber, event.reason, event.by);
     case "restart_requested":
       return onRestartRequested(draft, event.prNumber);
     case "mergeability_observed":

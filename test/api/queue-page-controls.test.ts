@@ -109,6 +109,9 @@ describe("queue page controls and live updates", () => {
 
     expect((await post({ form_token, action: "cancel", pr: "1" })).status).toBe(303);
     expect(await record(1)).toMatchObject({ state: "cancelled", stateReason: "cancelled_by_user" });
+    expect((await record(1)).stateDetail).toMatch(
+      /^Cancelled on request by the queue page, signed in with API token \S+ of acme\.$/,
+    );
     const again = await post({ form_token, action: "cancel", pr: "1" });
     expect(again.status).toBe(409);
     expect(visible(await again.text())).toContain("#1 is not in the queue any more.");

@@ -125,7 +125,7 @@ describe.each(testDialects)("queue pages on %s", (dialect) => {
     const page = await text("github.com/acme/widgets/main");
     const departed = visible(page.slice(page.indexOf('<section id="departed">')));
     expect(departed).toContain("#3 Gone by alice cancelled");
-    expect(departed).toContain("Cancelled on request");
+    expect(departed).toMatch(/Cancelled on request by API token \S+ of acme\./);
     expect(visible(page)).toContain("No PR is in the queue.");
   });
 

@@ -29,6 +29,19 @@ describe("cancellation and restart (contract 5.1)", () => {
     expect(queue.runOf(2).dependsOn).toEqual([]);
   });
 
+  it("says who asked for a cancellation on request", () => {
+    const queue = aScenario({}, "paused").submit(1, 2);
+
+    queue.on({ type: "cancel_requested", prNumber: 1, reason: "cancelled_by_user", by: "@alice" });
+    queue.on({ type: "cancel_requested", prNumber: 2, reason: "cancelled_by_user" });
+
+    expect(queue.pr(1)).toMatchObject({
+      stateReason: "cancelled_by_user",
+      stateDetail: "Cancelled on request by @alice.",
+    });
+    expect(queue.pr(2)).toMatchObject({ stateDetail: "Cancelled on request." });
+  });
+
   it("changes nothing when cancelling a PR that already left the queue", () => {
     const queue = aScenario().submit(1).fail(1);
 

@@ -346,7 +346,11 @@ describe.each(testDialects)("the merge queue on %s", (dialect) => {
 
     s.repo.comment(1, "alice", "/merge cancel");
     await s.settle();
-    expect(await record(1)).toMatchObject({ state: "cancelled", stateReason: "cancelled_by_user" });
+    expect(await record(1)).toMatchObject({
+      state: "cancelled",
+      stateReason: "cancelled_by_user",
+      stateDetail: "Cancelled on request by @alice, with a /merge cancel comment.",
+    });
     expect(s.repo.statuses(s.repo.pullRequest(1).headSha)[0]).toMatchObject({ context, state: "error" });
   });
 

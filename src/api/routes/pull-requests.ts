@@ -107,7 +107,8 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     "/cancelPullRequest",
     { schema: { summary: "Take a PR out of the queue", body: PullRequestRequest, response: prResponses } },
     async (request) => {
-      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const principal = principalOf(request);
+      const access = await resolveQueue(deps, principal, request.body);
       const number = Number(request.body.pr.number);
       const current = await currentRecord(deps, access, number);
       if (current.state === "merged" || current.state === "failed") {
@@ -118,7 +119,12 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       }
       if (current.state === "cancelled") return current;
       const state = await deps.engine.dispatch(access.queue.id, [
-        { type: "cancel_requested", prNumber: number, reason: "cancelled_by_user" },
+        {
+          type: "cancel_requested",
+          prNumber: number,
+          reason: "cancelled_by_user",
+          by: `API token ${principal.tokenId} of ${principal.organizationSlug}`,
+        },
       ]);
       return recordOf(state, access, number);
     },

@@ -109,7 +109,12 @@ export function registerCommentCommands(app: Probot, deps: WebhookDependencies):
     } else {
       events.push(
         command.kind === "cancel"
-          ? { type: "cancel_requested", prNumber: pr.number, reason: "cancelled_by_user" }
+          ? {
+              type: "cancel_requested",
+              prNumber: pr.number,
+              reason: "cancelled_by_user",
+              by: `@${author}, with a /merge cancel comment`,
+            }
           : { type: "restart_requested", prNumber: pr.number },
       );
     }

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { QueueEvent, QueueState } from "../../../queue/index.ts";
+import type { Principal } from "../../../store/tokens.ts";
 import { PRIORITY_VALUES } from "../../../queue/priority.ts";
 import { fromAnotherSite, isFormToken } from "../browser-sessions.ts";
 import { notFoundPage, sendPage } from "../page-replies.ts";
@@ -28,12 +29,22 @@ function queueEvent(action: QueueAction): QueueEvent {
 }
 
 /** The event of a PR's control, or null when the PR is not (or no longer) queued. */
-function pullRequestEvent(state: QueueState, action: PullRequestAction, prNumber: number): QueueEvent | null {
+function pullRequestEvent(
+  state: QueueState,
+  action: PullRequestAction,
+  prNumber: number,
+  principal: Principal,
+): QueueEvent | null {
   const pr = state.prs[prNumber];
   if (pr === undefined || !state.line.includes(prNumber)) return null;
   switch (action) {
     case "cancel":
-      return { type: "cancel_requested", prNumber, reason: "cancelled_by_user" };
+      return {
+        type: "cancel_requested",
+        prNumber,
+        reason: "cancelled_by_user",
+        by: `the queue page, signed in with API token ${principal.tokenId} of ${principal.organizationSlug}`,
+      };
     case "restart":
       return { type: "restart_requested", prNumber };
     case "urgent": {
@@ -90,7 +101,7 @@ export async function changeQueue(
   let event: QueueEvent | null;
   if (isOneOf(queueActions, action)) event = queueEvent(action);
   else if (isOneOf(pullRequestActions, action) && Number.isSafeInteger(prNumber) && prNumber > 0) {
-    event = pullRequestEvent(state, action, prNumber);
+    event = pullRequestEvent(state, action, prNumber, visible.visitor.principal);
     if (event === null) {
       return refused(reply, 409, "Nothing was changed", `#${prNumber} is not in the queue any more.`);
     }
