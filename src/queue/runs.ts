@@ -223,8 +223,8 @@ export function onRequiredStatusesResolved(
   const run = draft.run(runId);
   if (run?.status !== "in_progress" || run.requiredStatuses !== null) return;
   if (statuses.length === 0) {
-    // The executor builds no branch for a run without required statuses: there is none to delete.
-    draft.putRun({ ...run, branchDeleted: true });
+    // The executor builds no branch once it finds none, but an earlier attempt of the same command, whose answer
+    // was lost, may have built it while the target still had some: the run deletes its branch as any run does.
     endRun(draft, runId, "failed", "no_required_statuses", NO_REQUIRED_STATUSES);
     for (const pr of run.prs) {
       removeFromQueue(draft, pr.number, {

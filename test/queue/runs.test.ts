@@ -161,8 +161,8 @@ describe("test runs (contract 5.3)", () => {
 
     expect(queue.pr(1)).toMatchObject({ state: "failed", stateReason: "no_required_statuses" });
     expect(queue.pr(1).stateDetail).toContain("merge.required_statuses");
-    // Nothing was built for it.
-    expect(queue.commandsOf("delete_test_branch")).toEqual([]);
+    // A branch an earlier, lost attempt of the command may have built is deleted as any failed run's is.
+    expect(queue.commandsOf("delete_test_branch")).toHaveLength(1);
   });
 
   it("passes a run when every required status succeeded on its test branch commit", () => {
