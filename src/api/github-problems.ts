@@ -1,6 +1,6 @@
 // GitHub's failures as answers of the API (contract 2): a request that needed GitHub says which call failed and
 // whether asking again later can help, instead of a 500.
-import { classifyGitHubFailure, GitHubUnavailable, githubMessage } from "../github/errors.ts";
+import { callOf, classifyGitHubFailure, GitHubUnavailable, githubMessage } from "../github/errors.ts";
 import { rateLimitedUntil } from "../runner/command-executor.ts";
 import { Problem } from "./problem.ts";
 
@@ -16,11 +16,6 @@ function fromGitHub(error: unknown): boolean {
   return typeof status === "number" && typeof request?.url === "string";
 }
 
-function callOf(error: OctokitFailure): string {
-  const { method = "GET", url = "" } = error.request ?? {};
-  return `${method} ${URL.canParse(url) ? decodeURIComponent(new URL(url).pathname) : url}`;
-}
-
 /** The Problem for a GitHub failure, or undefined when the error did not come from GitHub. */
 export function githubProblem(error: unknown, now: number): Problem | undefined {
   if (!fromGitHub(error)) return undefined;
@@ -32,7 +27,7 @@ export function githubProblem(error: unknown, now: number): Problem | undefined 
       const problem = new Problem(
         503,
         "github_rate_limited",
-        `GitHub rate-limited ${callOf(error as OctokitFailure)}; try again later`,
+        `GitHub rate-limited ${callOf(error)}; try again later`,
       );
       if (until !== undefined) problem.retryAfterSeconds = Math.max(1, Math.ceil((until - now) / 1000));
       return problem;
@@ -41,7 +36,7 @@ export function githubProblem(error: unknown, now: number): Problem | undefined 
       return new Problem(
         502,
         "github_refused",
-        `GitHub refused ${callOf(error as OctokitFailure)} (${(error as OctokitFailure).status}): ${githubMessage(error)}`,
+        `GitHub refused ${callOf(error)} (${(error as OctokitFailure).status}): ${githubMessage(error)}`,
       );
   }
 }

@@ -46,9 +46,10 @@ export function githubMessage(error: unknown): string {
 }
 
 /** `METHOD /path` of the call an Octokit error came from. */
-function callOf(error: OctokitFailure): string {
-  const method = error.request?.method ?? "GET";
-  const url = error.request?.url;
+export function callOf(error: unknown): string {
+  const { request } = error as OctokitFailure;
+  const method = request?.method ?? "GET";
+  const url = request?.url;
   return url === undefined ? method : `${method} ${decodeURIComponent(new URL(url).pathname)}`;
 }
 

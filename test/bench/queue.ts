@@ -3,7 +3,7 @@
 // the queue policies compared by the simulator on the stress day and the typical day, 10 pooled seeds each.
 import { performance } from "node:perf_hooks";
 import { step, type QueueEvent, type QueueState } from "../../src/queue/index.ts";
-import { generateDay, type SimulationModel } from "../../src/simulator/model.ts";
+import { generateDay } from "../../src/simulator/model.ts";
 import { parsePolicies } from "../../src/simulator/policy-spec.ts";
 import { playQueue } from "../../src/simulator/queue-policy.ts";
 import { formatComparison } from "../../src/simulator/report.ts";
@@ -11,6 +11,7 @@ import { compare } from "../../src/simulator/simulate.ts";
 import { aPr, aQueue, T0 } from "../support/queue-factories.ts";
 import { repoRef as repo, startScenario } from "../support/queue-scenario.ts";
 import { deliverWebhook } from "../support/webhooks.ts";
+import { stressDay, typicalDay } from "../simulator/days.ts";
 
 const queuedPrs = 1000;
 
@@ -112,17 +113,6 @@ async function benchWebhooks(): Promise<string> {
   }
 }
 
-const stressDay: SimulationModel = {
-  arrivalsPerHour: 30,
-  ciMinutes: 30,
-  jitter: 0.1,
-  broken: 0.1,
-  flaky: 0.05,
-  hours: 24,
-  conflicts: 0,
-  ciDurations: null,
-};
-const typicalDay: SimulationModel = { ...stressDay, arrivalsPerHour: 10 };
 const DAYS = [
   ["Stress day", stressDay],
   ["Typical day", typicalDay],

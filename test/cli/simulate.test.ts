@@ -9,18 +9,8 @@ import { failOnUntestedMerges } from "../../src/cli/simulate-command.ts";
 import { loadConfig } from "../../src/config.ts";
 import { parsePolicies } from "../../src/simulator/policy-spec.ts";
 import { compare } from "../../src/simulator/simulate.ts";
+import { typicalDay } from "../simulator/days.ts";
 import { testsOnTheBareTarget } from "../simulator/wrong-queue.ts";
-
-const typicalModel = {
-  arrivalsPerHour: 10,
-  ciMinutes: 30,
-  jitter: 0.1,
-  broken: 0.1,
-  flaky: 0.05,
-  hours: 24,
-  conflicts: 0,
-  ciDurations: null,
-};
 
 async function simulate(...argv: string[]) {
   let out = "";
@@ -137,7 +127,7 @@ describe("switchyard simulate", () => {
   });
 
   it("prints every untested merge and exits 1", () => {
-    const model = { ...typicalModel, hours: 2 };
+    const model = { ...typicalDay, hours: 2 };
     const policies = parsePolicies("k=4");
     let err = "";
     const context = {

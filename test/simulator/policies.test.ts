@@ -1,23 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Day, SimulationModel } from "../../src/simulator/model.ts";
+import type { Day } from "../../src/simulator/model.ts";
 import { generateDay, MINUTE_MS } from "../../src/simulator/model.ts";
 import type { DayOutcome } from "../../src/simulator/outcome.ts";
 import { playQueue } from "../../src/simulator/queue-policy.ts";
 import { playOracle, playSerial } from "../../src/simulator/references.ts";
 import { figuresOf } from "../../src/simulator/figures.ts";
 import { testsOnTheBareTarget } from "./wrong-queue.ts";
-
-const stressDay: SimulationModel = {
-  arrivalsPerHour: 30,
-  ciMinutes: 30,
-  jitter: 0.1,
-  broken: 0.1,
-  flaky: 0.05,
-  hours: 24,
-  conflicts: 0,
-  ciDurations: null,
-};
+import { stressDay } from "./days.ts";
 
 function runsOf(outcome: DayOutcome) {
   return outcome.ciRuns.map(({ content, startedAt, endsAt, passes }) => ({
