@@ -45,10 +45,7 @@ export function releaseStarted(draft: QueueDraft, prNumber: number, departure: D
 
   if (departure.to === "waiting") returnToWaiting(draft, prNumber, departure.reason, departure.detail);
   else {
-    transition(draft, prNumber, departure.to, departure.reason, departure.detail, {
-      passingRunId: null,
-      failuresBehind: 0,
-    });
+    transition(draft, prNumber, departure.to, departure.reason, departure.detail, { passingRunId: null });
   }
 
   const followUp = consequence(prNumber, departure);
@@ -57,9 +54,12 @@ export function releaseStarted(draft: QueueDraft, prNumber: number, departure: D
     // A merge in flight cannot be called back; its result decides what happens to its PRs.
     if (draft.state.merging?.prNumbers.includes(other)) continue;
     const pr = requirePr(draft, other);
+    const run = relevantRun(draft.state, pr);
     const builtOnIt =
-      relevantRun(draft.state, pr)?.dependsOn.includes(prNumber) ||
-      (ownRun !== null && pr.state === "testing" && pr.testRunId === ownRun);
+      run?.dependsOn.includes(prNumber) ||
+      (ownRun !== null && pr.state === "testing" && pr.testRunId === ownRun) ||
+      // Its failure was seen with this PR in the same run (contract 5.6): it is tested again without it.
+      (pr.state === "pending_failure" && run?.prs.some((tested) => tested.number === prNumber));
     if (builtOnIt) affected.push({ prNumber: other, ...followUp });
     else if (passingRunId !== null && pr.passingRunId === passingRunId) {
       affected.push({

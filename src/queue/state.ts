@@ -93,8 +93,6 @@ export interface PullRequestEntry {
   readonly testRunId: string | null;
   /** While tests_passed: the succeeded run whose tested commit contains this PR (its own, or one behind it). */
   readonly passingRunId: string | null;
-  /** While pending_failure: failed runs behind it that contained it (contract 5.5 depth). */
-  readonly failuresBehind: number;
   /** Its place in the sequence of PRs the queue merged, once merged. */
   readonly mergeIndex: number | null;
   /** A cancellation that arrived while its merge was in flight; applied if the merge fails. */
@@ -114,6 +112,13 @@ export interface TestedPullRequest {
   readonly headSha: string;
   readonly title: string;
 }
+
+/**
+ * Why a run was started: to test the next PRs in line (absent), to narrow down a failed batch
+ * (`bisection`, contract 5.6), or to test a failed PR once more before failing it (`confirmation`). The last
+ * two run in the bisection pool.
+ */
+export type RunPurpose = "bisection" | "confirmation";
 
 /**
  * One test of a predicted future of the target branch (contract 5.3): the target at `basisSha`, the
@@ -144,6 +149,9 @@ export interface TestRun {
   /** Whether a draft PR is opened for the test branch (createPrsForTestingBranches when it started). */
   readonly testPullRequest: boolean;
   readonly branchDeleted: boolean;
+  readonly purpose?: RunPurpose;
+  /** For a bisection or confirmation run: the failed run it follows up. */
+  readonly failedRunId?: string;
 }
 
 /**
@@ -254,4 +262,18 @@ export function isTerminal(state: PullRequestState): boolean {
 
 export function isWaiting(state: PullRequestState): boolean {
   return state === "not_ready" || state === "pending";
+}
+
+/**
+ * When a started PR last started testing after waiting: its attempt. Runs of it during one attempt merge it
+ * as dated then (see TestBranchMerge), and runs built on it since then were built on this attempt.
+ */
+export function attemptStartedAt(pr: PullRequestEntry): number {
+  let started = pr.stateChangedAt;
+  for (let index = pr.history.length - 1; index >= 0; index--) {
+    const step = pr.history[index];
+    if (step === undefined || !isStarted(step.state)) break;
+    started = step.at;
+  }
+  return started;
 }

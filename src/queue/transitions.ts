@@ -10,7 +10,6 @@ export type EntryPatch = Partial<
     PullRequestEntry,
     | "testRunId"
     | "passingRunId"
-    | "failuresBehind"
     | "mergeIndex"
     | "cancelRequest"
     | "priorityValue"
@@ -98,7 +97,7 @@ export function returnToWaiting(
 ): void {
   const entry = requirePr(draft, prNumber);
   const to = isReady(readinessOf(draft.state, entry)) ? "pending" : "not_ready";
-  transition(draft, prNumber, to, reason, detail, { passingRunId: null, failuresBehind: 0, ...patch });
+  transition(draft, prNumber, to, reason, detail, { passingRunId: null, ...patch });
 }
 
 /** A waiting PR follows its readiness (contract 5.1: not_ready ↔ pending). */

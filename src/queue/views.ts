@@ -3,7 +3,7 @@ import { DEFAULT_PRIORITY_NAME, priorityNameOf, skipsTheLine } from "./priority.
 import type { Readiness } from "./readiness.ts";
 import { readinessOf } from "./readiness.ts";
 import { inProgressRuns } from "./run-lifecycle.ts";
-import { testingDeadline } from "./runs.ts";
+import { batchWaitDeadline, testingDeadline } from "./runs.ts";
 import type { QueueSettings } from "./settings.ts";
 import type {
   MergeabilityRecheck,
@@ -176,14 +176,15 @@ export function testRunView(
 }
 
 /**
- * When the shell should tick next (epoch ms): the earliest testing timeout in flight or mergeability recheck,
- * or null.
+ * When the shell should tick next (epoch ms): the earliest testing timeout in flight, mergeability recheck or
+ * end of a batch's wait, or null.
  */
 export function nextDeadline(state: QueueState): number | null {
   const deadlines = [
     ...inProgressRuns(state).map((run) => testingDeadline(state, run)),
     ...mergeabilityRechecks(state).map(({ at }) => at),
-  ];
+    batchWaitDeadline(state) ?? Infinity,
+  ].filter(Number.isFinite);
   return deadlines.length === 0 ? null : Math.min(...deadlines);
 }
 
