@@ -53,6 +53,7 @@ const restartReasons = Object.keys({
   pr_ahead_cancelled: true,
   pr_ahead_requeued: true,
   passing_run_withdrawn: true,
+  cleared_by_retest: true,
 } satisfies Record<RequeueReason, true>);
 
 /**

@@ -2,7 +2,7 @@
 // and (confirmFailures) a suspect is tested once more before it fails.
 import type { QueueDraft } from "./draft.ts";
 import type { FailedGroup } from "./failed-groups.ts";
-import { failedGroups, nextStepOf, skipsRedundantTests } from "./failed-groups.ts";
+import { failedGroups, groupBase, nextStepOf, skipsRedundantTests } from "./failed-groups.ts";
 import { suspectVerdict } from "./failures.ts";
 import { inProgressRuns } from "./run-lifecycle.ts";
 import { canStartRuns, startRun } from "./runs.ts";
@@ -26,29 +26,31 @@ function cut(prNumbers: readonly number[], parts: number): number[][] {
 }
 
 /**
- * Tests the parts of a failed group, each on top of the ones before it, so that the first part that fails
- * holds the first culprit and the parts before it merge. The whole group on its base is the failed run: with
- * `bisection_skip_redundant_tests` its last part is not tested again (it stays in the group, which is split
- * on), so the slots test as many cuts as they can; otherwise every part is tested.
+ * Tests the parts of a failed group, each on top of the ones before it, as they were in the failed run: the
+ * first part that fails holds the first culprit, and the parts before it are cleared. The whole group on its
+ * base is the failed run: with `bisection_skip_redundant_tests` its last part is not tested again (it stays in
+ * the group, which is split on), so the slots test as many cuts as they can; otherwise every part is tested.
  */
 function split(draft: QueueDraft, group: FailedGroup, slots: number): number {
   const skip = skipsRedundantTests(draft.state);
   const size = group.prNumbers.length;
   const parts = cut(group.prNumbers, Math.min(size, skip ? slots + 1 : Math.max(2, slots)));
   const tested = skip ? parts.slice(0, -1) : parts.slice(0, slots);
-  for (const part of tested) {
+  const base = groupBase(draft.state, group);
+  tested.forEach((part, index) => {
     startRun(draft, part, {
       purpose: "bisection",
       failedRunId: group.run.id,
+      dependsOn: [...base, ...parts.slice(0, index).flat()],
       why: `Bisecting run ${group.run.id}, which failed with ${size} PRs`,
     });
-  }
+  });
   return tested.length;
 }
 
 /**
- * Starts what the failed groups need next, front to back, while the bisection pool has room: a split, the
- * retest of a group's last part, or the confirmation run of a suspect.
+ * Starts what the sidelined groups need next, in the order they left the stack, while the bisection pool has
+ * room: a split, the retest of a group's last part, or the confirmation run of a suspect.
  */
 export function startBisections(draft: QueueDraft): void {
   if (!canStartRuns(draft)) return;
@@ -59,21 +61,23 @@ export function startBisections(draft: QueueDraft): void {
       (candidate) => !done.has(candidate.run.id) && needsRun(draft.state, candidate),
     );
     if (group === undefined) return;
-    const step = nextStepOf(draft.state, group);
-    if (step === "split") slots -= split(draft, group, slots);
-    else {
-      const confirming = step === "suspect";
-      startRun(draft, group.prNumbers, {
-        purpose: confirming ? "confirmation" : "bisection",
-        failedRunId: group.run.id,
-        why: confirming
-          ? `Run ${group.run.id} failed; testing it once more, alone, before failing it`
-          : `Bisecting run ${group.run.id}: its last part again`,
-      });
-      slots--;
-    }
-    // A group whose last part stays (skipped as redundant) is split on only when it is a new group.
+    // A group whose last part stays (skipped as redundant) is split on when the parts before it passed.
     done.add(group.run.id);
+    const step = nextStepOf(draft.state, group);
+    if (step === "split") {
+      slots -= split(draft, group, slots);
+      continue;
+    }
+    const confirming = step === "suspect";
+    startRun(draft, group.prNumbers, {
+      purpose: confirming ? "confirmation" : "bisection",
+      failedRunId: group.run.id,
+      dependsOn: groupBase(draft.state, group),
+      why: confirming
+        ? `Run ${group.run.id} failed; testing it once more, alone, before failing it`
+        : `Bisecting run ${group.run.id}: its last part again`,
+    });
+    slots--;
   }
 }
 

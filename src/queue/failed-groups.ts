@@ -1,11 +1,13 @@
 // Contract 5.6: the PRs of a failed run still standing on its failure, and what finding the culprit among
 // them takes next.
-import { startedPrs } from "./ordering.ts";
+import { sidelinedPrs } from "./ordering.ts";
 import type { QueueState, TestRun } from "./state.ts";
+import { isTerminal } from "./state.ts";
 
 /**
- * PRs in pending_failure whose failed run is `run`: its last PRs, in order, once bisection took the first
- * ones into runs of their own. Their tested content, the PRs ahead of them and then them, is the failed run's.
+ * Sidelined PRs in pending_failure whose failed run is `run`: its last PRs, in order, once bisection took the
+ * first ones into runs of their own. Their tested content, the PRs ahead of them and then them, is the failed
+ * run's.
  */
 export interface FailedGroup {
   readonly run: TestRun;
@@ -20,10 +22,10 @@ export interface FailedGroup {
  */
 export type NextStep = "suspect" | "split" | "retest";
 
-/** The failed groups among the started PRs, front to back. */
+/** The failed groups among the sidelined PRs, in the order they left the stack. */
 export function failedGroups(state: QueueState): FailedGroup[] {
   const groups = new Map<string, number[]>();
-  for (const prNumber of startedPrs(state)) {
+  for (const prNumber of sidelinedPrs(state)) {
     const pr = state.prs[prNumber];
     if (pr?.state !== "pending_failure" || pr.testRunId === null) continue;
     groups.set(pr.testRunId, [...(groups.get(pr.testRunId) ?? []), prNumber]);
@@ -45,7 +47,14 @@ export function nextStepOf(state: QueueState, group: FailedGroup): NextStep {
   return single ? "suspect" : "split";
 }
 
-/** The failed group a PR in pending_failure belongs to. */
-export function groupOf(state: QueueState, prNumber: number): FailedGroup | undefined {
-  return failedGroups(state).find((group) => group.prNumbers.includes(prNumber));
+/**
+ * What a run of some of a group's PRs is tested on: the target with what the failed run had ahead of the
+ * group still queued (what merged since is in the target), so that each part is tested as it was in the failed run.
+ */
+export function groupBase(state: QueueState, group: FailedGroup): number[] {
+  const first = group.run.prs.findIndex((pr) => pr.number === group.prNumbers[0]);
+  return [...group.run.dependsOn, ...group.run.prs.slice(0, first).map((pr) => pr.number)].filter((prNumber) => {
+    const pr = state.prs[prNumber];
+    return pr !== undefined && !isTerminal(pr.state);
+  });
 }

@@ -1,11 +1,11 @@
-import { releaseStarted } from "./abandonment.ts";
+import { releaseStarted, sideline } from "./abandonment.ts";
 import type { QueueDraft } from "./draft.ts";
 import { failedGroups, nextStepOf } from "./failed-groups.ts";
-import { waitingPrs } from "./ordering.ts";
+import { startedPrs, waitingPrs } from "./ordering.ts";
 import { endRun, inProgressRuns, requireRun } from "./run-lifecycle.ts";
-import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
+import type { FailureReason, PullRequestEntry, QueueState, TestRun } from "./state.ts";
 import { attemptStartedAt } from "./state.ts";
-import { transition } from "./transitions.ts";
+import { requirePr, transition } from "./transitions.ts";
 
 export type TestFailureReason = "tests_failed" | "timeout";
 
@@ -36,7 +36,7 @@ function failedRunsBehind(state: QueueState, pr: PullRequestEntry): number {
 
 /**
  * Contract 5.5 for a PR whose own failure is proven as far as bisection goes: it waits while a PR ahead of it
- * is unresolved (the culprit may be ahead). With optimistic merging it also waits for up to
+ * is unresolved (the culprit may be ahead). In the stack, with optimistic merging, it also waits for up to
  * `pendingFailureDepth` runs behind it that contain it, since one of them passing proves the failure flaky;
  * without optimistic merging a pass behind cannot rescue it. With `confirmFailures` a failure is believed only
  * once a second run, of it alone on the same base, failed too. A run that never got its test branch has
@@ -53,6 +53,7 @@ export function suspectVerdict(state: QueueState, prNumber: number, failedRun: T
   const { canOptimisticallyMerge, pendingFailureDepth, confirmFailures } = state.settings;
   const pr = state.prs[prNumber] as PullRequestEntry;
   if (
+    pr.sidelined !== true &&
     canOptimisticallyMerge &&
     pendingFailureDepth > 0 &&
     failedRun.testBranchSha !== null &&
@@ -73,20 +74,19 @@ function failureDetail(run: TestRun): string {
   return `${run.endDetail} It failed again alone in run ${run.id}, after run ${run.failedRunId ?? ""} failed.`;
 }
 
-function waitDetail(verdict: Verdict): string {
-  switch (verdict.decision) {
-    case "wait":
-      return `It is ${verdict.detail}.`;
-    case "confirm":
-      return "It is tested once more, alone on the same base, before it fails.";
-    case "fail":
-      return "";
-  }
+const CONFIRMING = "It leaves its place and is tested once more, alone on the same base, before it fails.";
+
+function failedDetail(run: TestRun, detail: string): string {
+  const tested = numbered(run.prs.map((pr) => pr.number));
+  return run.purpose === undefined
+    ? `${detail} Run ${run.id} tested ${tested} together; they leave their place to be bisected.`
+    : `${detail} Bisection run ${run.id} of ${tested} failed.`;
 }
 
 /**
- * A run's required statuses failed or timed out (contract 5.3). A single PR fails, or waits in
- * pending_failure (contract 5.5); several tested together wait there for bisection (contract 5.6).
+ * A run's required statuses failed or timed out (contract 5.3). A single PR of the stack fails, waits in
+ * pending_failure (contract 5.5), or is sidelined to be confirmed; several tested together are sidelined to be
+ * bisected (contract 5.6); the PRs of a run of the bisection pool stay sidelined, in the group it failed.
  */
 export function failRunTests(
   draft: QueueDraft,
@@ -96,27 +96,49 @@ export function failRunTests(
 ): void {
   endRun(draft, runId, "failed", reason, detail);
   const run = requireRun(draft, runId);
-  if (run.prs.length > 1) {
-    const tested = numbered(run.prs.map((pr) => pr.number));
-    const why = `${detail} Run ${run.id} tested ${tested} together; they are bisected to find the PRs that failed it.`;
-    for (const { number } of run.prs) transition(draft, number, "pending_failure", reason, why);
+  const prNumbers = run.prs.map((pr) => pr.number);
+  if (run.purpose !== undefined && run.prs.length > 1) {
+    for (const prNumber of prNumbers) transition(draft, prNumber, "pending_failure", reason, failedDetail(run, detail));
     return;
   }
-  const prNumber = (run.prs[0] as { number: number }).number;
+  if (run.prs.length > 1) {
+    sideline(draft, prNumbers, reason, failedDetail(run, detail));
+    return;
+  }
+  const prNumber = prNumbers[0] as number;
   const verdict = suspectVerdict(draft.state, prNumber, run);
   if (verdict.decision === "fail") {
     releaseStarted(draft, prNumber, { to: "failed", reason, detail: failureDetail(run) });
-  } else transition(draft, prNumber, "pending_failure", reason, `${detail} ${waitDetail(verdict)}`);
+  } else if (verdict.decision === "confirm" && run.purpose === undefined) {
+    sideline(draft, [prNumber], reason, `${detail} ${CONFIRMING}`);
+  } else {
+    const waiting = verdict.decision === "wait" ? `It is ${verdict.detail}.` : CONFIRMING;
+    transition(draft, prNumber, "pending_failure", reason, `${detail} ${waiting}`);
+  }
 }
 
-/** Fails the suspects whose wait is over, front to back (contract 5.5). */
+/**
+ * Decides the suspects whose wait is over (contract 5.5): in the stack front to back, then the sidelined
+ * ones. A suspect to confirm in the stack is sidelined; bisection.ts starts its confirmation run.
+ */
 export function resolvePendingFailures(draft: QueueDraft): void {
+  for (const prNumber of startedPrs(draft.state)) {
+    const pr = requirePr(draft, prNumber);
+    if (pr.state !== "pending_failure" || pr.testRunId === null) continue;
+    const run = requireRun(draft, pr.testRunId);
+    const verdict = suspectVerdict(draft.state, prNumber, run);
+    if (verdict.decision === "fail") failSuspect(draft, prNumber, run);
+    else if (verdict.decision === "confirm") sideline(draft, [prNumber], pr.stateReason as FailureReason, `${run.endDetail} ${CONFIRMING}`);
+  }
   for (const { run } of failedGroups(draft.state)) {
     const group = failedGroups(draft.state).find((one) => one.run.id === run.id);
     if (group === undefined || nextStepOf(draft.state, group) !== "suspect") continue;
     const prNumber = group.prNumbers[0] as number;
-    if (suspectVerdict(draft.state, prNumber, run).decision !== "fail") continue;
-    const reason: TestFailureReason = run.endReason === "timeout" ? "timeout" : "tests_failed";
-    releaseStarted(draft, prNumber, { to: "failed", reason, detail: failureDetail(run) });
+    if (suspectVerdict(draft.state, prNumber, run).decision === "fail") failSuspect(draft, prNumber, run);
   }
+}
+
+function failSuspect(draft: QueueDraft, prNumber: number, run: TestRun): void {
+  const reason: TestFailureReason = run.endReason === "timeout" ? "timeout" : "tests_failed";
+  releaseStarted(draft, prNumber, { to: "failed", reason, detail: failureDetail(run) });
 }

@@ -11,7 +11,7 @@ import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./
 import { attemptStartedAt, isStarted } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
 import { judgeRun, reportKey, supersedes } from "./status-reports.ts";
-import { requirePr, transition } from "./transitions.ts";
+import { requirePr, returnToWaiting, transition } from "./transitions.ts";
 
 const MINUTE_MS = 60_000;
 
@@ -69,10 +69,14 @@ function testedMerge(draft: QueueDraft, prNumber: number): TestBranchMerge {
   return { number: pr.number, headSha: pr.headSha, title: pr.title, commitDate: attemptStartedAt(pr) };
 }
 
-/** A run of the bisection pool (contract 5.6): what it follows up, and why, for the PRs' history. */
+/**
+ * A run of the bisection pool (contract 5.6): what it follows up, what it is tested on (the PRs ahead in the
+ * failed run, not the stack), and why, for the PRs' history.
+ */
 export interface FollowUp {
   readonly purpose: RunPurpose;
   readonly failedRunId: string;
+  readonly dependsOn: readonly number[];
   readonly why: string;
 }
 
@@ -92,8 +96,8 @@ function startedAhead(state: QueueState, prNumber: number): readonly number[] {
 export function startRun(draft: QueueDraft, prNumbers: readonly number[], followUp?: FollowUp): void {
   const state = draft.state;
   const id = `${state.queueId}-${state.nextRunSeq}`;
-  const dependsOn = startedAhead(state, prNumbers[0] as number);
-  const lastAhead = dependsOn.at(-1);
+  const dependsOn = followUp?.dependsOn ?? startedAhead(state, prNumbers[0] as number);
+  const lastAhead = followUp === undefined ? dependsOn.at(-1) : undefined;
   const runAhead = lastAhead === undefined ? undefined : relevantRun(state, requirePr(draft, lastAhead));
   const baseRun =
     runAhead?.testBranchSha != null && runAhead.prs.at(-1)?.number === lastAhead ? runAhead : undefined;
@@ -187,6 +191,10 @@ function evaluateRun(draft: QueueDraft, runId: string): void {
  */
 function succeedRun(draft: QueueDraft, run: TestRun): void {
   endRun(draft, run.id, "succeeded", "succeeded", `All required statuses passed on ${run.testBranchSha}.`);
+  if (run.purpose !== undefined) {
+    clearSuspects(draft, run);
+    return;
+  }
   for (const { number } of run.prs) {
     transition(draft, number, "tests_passed", "tests_passed", `Run ${run.id} passed; waiting to merge.`, {
       passingRunId: run.id,
@@ -204,6 +212,30 @@ function succeedRun(draft: QueueDraft, run: TestRun): void {
     transition(draft, ahead, "tests_passed", "vouched_by_run_behind", detail, {
       passingRunId: run.id,
     });
+  }
+}
+
+/**
+ * A run of the bisection pool passed: its PRs, and the sidelined PRs it was tested on, did not fail it. They
+ * go back to waiting, untouched by batching's wait, to be tested in the stack again: what passed on the side
+ * was tested on a base the stack has left behind.
+ */
+function clearSuspects(draft: QueueDraft, run: TestRun): void {
+  const cleared = [...run.dependsOn, ...run.prs.map((pr) => pr.number)].filter(
+    (prNumber) => draft.pr(prNumber)?.sidelined === true,
+  );
+  for (const prNumber of cleared) {
+    const pr = requirePr(draft, prNumber);
+    // A part ahead still testing on the side: this pass, which holds it, answers for it.
+    if (pr.state === "testing" && pr.testRunId !== null && pr.testRunId !== run.id) {
+      endRun(draft, pr.testRunId, "cancelled", "superseded", `Run ${run.id}, which holds it, passed.`);
+    }
+    returnToWaiting(
+      draft,
+      prNumber,
+      "cleared_by_retest",
+      `Run ${run.id} passed with it on the side, after run ${run.failedRunId ?? ""} failed; it goes back to the queue.`,
+    );
   }
 }
 

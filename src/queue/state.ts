@@ -33,7 +33,8 @@ export type RequeueReason =
   | "pr_ahead_failed"
   | "pr_ahead_cancelled"
   | "pr_ahead_requeued"
-  | "passing_run_withdrawn";
+  | "passing_run_withdrawn"
+  | "cleared_by_retest";
 
 /** Every other step a PR takes through the queue. */
 export type ProgressReason =
@@ -95,6 +96,11 @@ export interface PullRequestEntry {
   readonly passingRunId: string | null;
   /** Its place in the sequence of PRs the queue merged, once merged. */
   readonly mergeIndex: number | null;
+  /**
+   * A suspect: its tests failed and it left the stack of runs to be bisected or confirmed on the side, in the
+   * bisection pool, while the PRs behind it are tested without it (see bisection.ts). Absent: false.
+   */
+  readonly sidelined?: boolean;
   /** A cancellation that arrived while its merge was in flight; applied if the merge fails. */
   readonly cancelRequest: CancelReason | null;
   readonly history: readonly Transition[];
@@ -201,7 +207,8 @@ export interface QueueState {
   readonly prs: Readonly<Record<number, PullRequestEntry>>;
   /**
    * The non-terminal PRs in queue order: first the started ones (testing, tests_passed, pending_failure)
-   * in the order their runs stack, then the waiting ones (not_ready, pending) by priority and submission.
+   * in the order their runs stack, then the waiting ones (not_ready, pending) by priority and submission,
+   * then the sidelined ones, in the order they left the stack.
    */
   readonly line: readonly number[];
   readonly runs: Readonly<Record<string, TestRun>>;

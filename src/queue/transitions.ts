@@ -18,12 +18,14 @@ export type EntryPatch = Partial<
     | "mergeability"
     | "mergeabilityRecheck"
     | "impactedTargets"
+    | "sidelined"
   >
 >;
 
-function placeClass(state: PullRequestState): "started" | "waiting" | "terminal" {
-  if (isStarted(state)) return "started";
-  return isTerminal(state) ? "terminal" : "waiting";
+function placeClass(entry: PullRequestEntry): "started" | "sidelined" | "waiting" | "terminal" {
+  if (entry.sidelined === true) return "sidelined";
+  if (isStarted(entry.state)) return "started";
+  return isTerminal(entry.state) ? "terminal" : "waiting";
 }
 
 export function requirePr(draft: QueueDraft, prNumber: number): PullRequestEntry {
@@ -45,9 +47,12 @@ export function transition(
   patch: EntryPatch = {},
 ): void {
   const before = requirePr(draft, prNumber);
+  // Only a started PR can be sidelined: leaving the runs ends it.
+  const sidelined = isStarted(to) && (patch.sidelined ?? before.sidelined) === true;
+  const { sidelined: _sidelined, ...rest } = { ...before, ...patch };
   const after: PullRequestEntry = {
-    ...before,
-    ...patch,
+    ...rest,
+    ...(sidelined ? { sidelined } : {}),
     state: to,
     stateReason: reason,
     stateDetail: detail,
@@ -55,7 +60,7 @@ export function transition(
     history: [...before.history, { state: to, at: draft.now, reason, detail }],
   };
   draft.transitioned.add(prNumber);
-  if (placeClass(before.state) === placeClass(to)) {
+  if (placeClass(before) === placeClass(after)) {
     draft.putPr(after);
     return;
   }
