@@ -54,6 +54,8 @@ export function releaseStarted(draft: QueueDraft, prNumber: number, departure: D
     // A merge in flight cannot be called back; its result decides what happens to its PRs.
     if (draft.state.merging?.prNumbers.includes(other)) continue;
     const pr = requirePr(draft, other);
+    // Runs on the side identify culprits: a PR of the stack that is only tested again leaves them standing.
+    if (pr.sidelined === true && departure.to === "waiting" && entry.sidelined !== true) continue;
     const run = relevantRun(draft.state, pr);
     const builtOnIt =
       run?.dependsOn.includes(prNumber) ||

@@ -67,9 +67,7 @@ export function bestBatchSize(failureRate: number, limit: number): number {
 /** The target size of the next batch (contract 5.6 `batchingMinSize`, or what adaptive batching chose). */
 export function batchSize(state: QueueState): number {
   const { adaptiveBatching, batchingMinSize } = state.settings;
-  return adaptiveBatching
-    ? bestBatchSize(observedFailureRate(state), batchingMinSize)
-    : batchingMinSize;
+  return adaptiveBatching ? bestBatchSize(observedFailureRate(state), batchingMinSize) : batchingMinSize;
 }
 
 /**

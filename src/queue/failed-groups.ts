@@ -53,8 +53,10 @@ export function nextStepOf(state: QueueState, group: FailedGroup): NextStep {
  */
 export function groupBase(state: QueueState, group: FailedGroup): number[] {
   const first = group.run.prs.findIndex((pr) => pr.number === group.prNumbers[0]);
-  return [...group.run.dependsOn, ...group.run.prs.slice(0, first).map((pr) => pr.number)].filter((prNumber) => {
-    const pr = state.prs[prNumber];
-    return pr !== undefined && !isTerminal(pr.state);
-  });
+  return [...group.run.dependsOn, ...group.run.prs.slice(0, first).map((pr) => pr.number)].filter(
+    (prNumber) => {
+      const pr = state.prs[prNumber];
+      return pr !== undefined && !isTerminal(pr.state);
+    },
+  );
 }

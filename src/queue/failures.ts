@@ -43,12 +43,24 @@ function failedRunsBehind(state: QueueState, pr: PullRequestEntry): number {
  * nothing to build on, so nothing behind can vouch for it.
  */
 export function suspectVerdict(state: QueueState, prNumber: number, failedRun: TestRun): Verdict {
-  const unresolvedAhead = failedRun.dependsOn.filter((ahead) => {
-    const aheadState = state.prs[ahead]?.state;
+  // It was tested after the PRs before it in its run too: while they are still suspects, the culprit may be
+  // one of them (those cleared went back to the queue).
+  const before = failedRun.prs
+    .slice(
+      0,
+      failedRun.prs.findIndex((pr) => pr.number === prNumber),
+    )
+    .filter((pr) => state.prs[pr.number]?.sidelined === true);
+  const ahead = [...failedRun.dependsOn, ...before.map((pr) => pr.number)];
+  const unresolvedAhead = ahead.filter((aheadPr) => {
+    const aheadState = state.prs[aheadPr]?.state;
     return aheadState === "testing" || aheadState === "pending_failure";
   });
   if (unresolvedAhead.length > 0) {
-    return { decision: "wait", detail: `waiting for ${numbered(unresolvedAhead)} ahead of it before failing` };
+    return {
+      decision: "wait",
+      detail: `waiting for ${numbered(unresolvedAhead)} ahead of it before failing`,
+    };
   }
   const { canOptimisticallyMerge, pendingFailureDepth, confirmFailures } = state.settings;
   const pr = state.prs[prNumber] as PullRequestEntry;
@@ -62,16 +74,24 @@ export function suspectVerdict(state: QueueState, prNumber: number, failedRun: T
     const runBehindInFlight = inProgressRuns(state).some((run) => run.dependsOn.includes(prNumber));
     const runBehindCanStart = waitingPrs(state).some((waiting) => state.prs[waiting]?.state === "pending");
     if (runBehindInFlight || runBehindCanStart) {
-      return { decision: "wait", detail: `waiting for up to ${pendingFailureDepth} PRs behind it that contain it` };
+      return {
+        decision: "wait",
+        detail: `waiting for up to ${pendingFailureDepth} PRs behind it that contain it`,
+      };
     }
   }
   if (confirmFailures && failedRun.purpose !== "confirmation") return { decision: "confirm" };
   return { decision: "fail" };
 }
 
+/** What proved the PR broken: the run that failed it, and the one it failed before when that was confirmed. */
 function failureDetail(run: TestRun): string {
-  if (run.purpose !== "confirmation") return run.endDetail;
-  return `${run.endDetail} It failed again alone in run ${run.id}, after run ${run.failedRunId ?? ""} failed.`;
+  if (run.prs.length > 1) {
+    return `Run ${run.id} failed with it, and bisection cleared the PRs tested before it: ${run.endDetail}`;
+  }
+  if (run.purpose === undefined) return run.endDetail;
+  if (run.purpose === "bisection") return `Bisection run ${run.id} found it: ${run.endDetail}`;
+  return `It failed again alone in run ${run.id}, after run ${run.failedRunId ?? ""} failed: ${run.endDetail}`;
 }
 
 const CONFIRMING = "It leaves its place and is tested once more, alone on the same base, before it fails.";
@@ -98,7 +118,8 @@ export function failRunTests(
   const run = requireRun(draft, runId);
   const prNumbers = run.prs.map((pr) => pr.number);
   if (run.purpose !== undefined && run.prs.length > 1) {
-    for (const prNumber of prNumbers) transition(draft, prNumber, "pending_failure", reason, failedDetail(run, detail));
+    for (const prNumber of prNumbers)
+      transition(draft, prNumber, "pending_failure", reason, failedDetail(run, detail));
     return;
   }
   if (run.prs.length > 1) {
@@ -128,7 +149,8 @@ export function resolvePendingFailures(draft: QueueDraft): void {
     const run = requireRun(draft, pr.testRunId);
     const verdict = suspectVerdict(draft.state, prNumber, run);
     if (verdict.decision === "fail") failSuspect(draft, prNumber, run);
-    else if (verdict.decision === "confirm") sideline(draft, [prNumber], pr.stateReason as FailureReason, `${run.endDetail} ${CONFIRMING}`);
+    else if (verdict.decision === "confirm")
+      sideline(draft, [prNumber], pr.stateReason as FailureReason, `${run.endDetail} ${CONFIRMING}`);
   }
   for (const { run } of failedGroups(draft.state)) {
     const group = failedGroups(draft.state).find((one) => one.run.id === run.id);

@@ -31,7 +31,9 @@ export function startedPrs(state: QueueState): readonly number[] {
 }
 
 export function waitingPrs(state: QueueState): readonly number[] {
-  return state.line.slice(startedCount(state)).filter((prNumber) => isWaiting(entryOf(state.prs, prNumber).state));
+  return state.line
+    .slice(startedCount(state))
+    .filter((prNumber) => isWaiting(entryOf(state.prs, prNumber).state));
 }
 
 /** The suspects bisected or confirmed on the side (see `PullRequestEntry.sidelined`). */

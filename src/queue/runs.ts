@@ -64,9 +64,14 @@ function preemptForUrgent(draft: QueueDraft): void {
  * How a started PR is merged into test branches: dated when its attempt started, so that merging it on the
  * same commit again, in a run behind it or in a bisection run, makes the same commit (see TestBranchMerge).
  */
-function testedMerge(draft: QueueDraft, prNumber: number): TestBranchMerge {
+function testedMerge(draft: QueueDraft, prNumber: number, commitDate?: number): TestBranchMerge {
   const pr = requirePr(draft, prNumber);
-  return { number: pr.number, headSha: pr.headSha, title: pr.title, commitDate: attemptStartedAt(pr) };
+  return {
+    number: pr.number,
+    headSha: pr.headSha,
+    title: pr.title,
+    commitDate: commitDate ?? attemptStartedAt(pr),
+  };
 }
 
 /**
@@ -132,15 +137,27 @@ export function startRun(draft: QueueDraft, prNumbers: readonly number[], follow
   draft.update({ nextRunSeq: state.nextRunSeq + 1 });
   const onTopOf =
     dependsOn.length > 0 ? dependsOn.map((prNumber) => `#${prNumber}`).join(", ") : state.targetBranch;
-  const together = prNumbers.length > 1 ? ` with ${prNumbers.map((prNumber) => `#${prNumber}`).join(", ")}` : "";
+  const together =
+    prNumbers.length > 1 ? ` with ${prNumbers.map((prNumber) => `#${prNumber}`).join(", ")}` : "";
   const why = followUp === undefined ? "Testing" : `${followUp.why}: testing`;
   for (const prNumber of prNumbers) {
-    transition(draft, prNumber, "testing", "test_started", `${why} in run ${id}${together} on top of ${onTopOf}.`, {
-      testRunId: id,
-    });
+    transition(
+      draft,
+      prNumber,
+      "testing",
+      "test_started",
+      `${why} in run ${id}${together} on top of ${onTopOf}.`,
+      {
+        testRunId: id,
+      },
+    );
   }
   const ahead = baseRun === undefined ? dependsOn.map((prNumber) => testedMerge(draft, prNumber)) : [];
-  const own = prNumbers.map((prNumber) => testedMerge(draft, prNumber));
+  // A run of the bisection pool tests again what a failed run tested: dated now, its PRs make a new commit, on
+  // which CI runs anew (results are kept per commit, so the same commit would carry the old failure).
+  const own = prNumbers.map((prNumber) =>
+    testedMerge(draft, prNumber, followUp === undefined ? undefined : draft.now),
+  );
   draft.emit(createTestBranch(state, run, [...ahead, ...own]));
 }
 
