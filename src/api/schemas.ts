@@ -199,6 +199,17 @@ export const TestRunRecord = Type.Object(
     createdAt: Timestamp,
     status: LowercaseEnum(["in_progress", "failed", "cancelled", "succeeded"] as const),
     dependentPrs: Type.Array(Type.Integer()),
+    purpose: LowercaseEnum(
+      ["main", "bisection", "confirmation"] as const,
+      "extension: main, a run of the main line; bisection, a run testing part of a failed batch to find the PRs " +
+        "that broke it; confirmation, a failed PR tested once more alone (confirmFailures)",
+    ),
+    followsUpRunId: Nullable(
+      Type.String({
+        description:
+          "extension: for a bisection or confirmation run, the failed run whose PRs it tests again",
+      }),
+    ),
   },
   { $id: "TestRunRecord" },
 );
