@@ -1,6 +1,7 @@
 // Contract 5.6 end to end on a fake GitHub: batches tested as one commit and merged with each merge method,
 // failed batches bisected in their own pool until the broken PR is found, failures confirmed once more
-// (confirmFailures), and a lone PR held for the batch to fill until batchingMaxWaitTimeMinutes is over.
+// (confirmFailures), batches made smaller while failures are frequent (adaptiveBatching), and a lone PR held for
+// the batch to fill until batchingMaxWaitTimeMinutes is over.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
@@ -38,7 +39,11 @@ describe.each(testDialects)("batching and bisection on %s", (dialect) => {
       ...settings,
     });
   /** Opens and submits PRs 1..n, each adding its own file; the broken ones add a file that fails CI. */
-  const submitPrs = async (numbers: readonly number[], broken: readonly number[] = []) => {
+  const submitPrs = async (
+    numbers: readonly number[],
+    broken: readonly number[] = [],
+    submission: Record<string, unknown> = {},
+  ) => {
     for (const number of numbers) {
       s.repo.openPullRequest({
         number,
@@ -46,7 +51,7 @@ describe.each(testDialects)("batching and bisection on %s", (dialect) => {
         author: "alice",
         files: { [`src/${number}.ts`]: broken.includes(number) ? BROKEN : `${number}\n` },
       });
-      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
+      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number }, ...submission });
     }
     await s.settle();
   };
@@ -200,6 +205,20 @@ describe.each(testDialects)("batching and bisection on %s", (dialect) => {
         `It failed again alone in run ${confirmation.id}, after run ${first.id} failed.`,
       );
       expect(s.repo.pullRequest(1).merged).toBe(false);
+    });
+  });
+
+  describe.each([true, false])("with adaptiveBatching %s", (adaptiveBatching) => {
+    it("sizes the next batch by the failures of the last hours", async () => {
+      await createQueue({ adaptiveBatching });
+      // Five PRs tested alone that all fail: a failure rate that makes large batches fail most of the time.
+      const failing = [1, 2, 3, 4, 5];
+      await submitPrs(failing, failing, { noBatch: true });
+      await ciUntilQuiet(failing);
+      for (const n of failing) expect((await record(n)).state).toBe("failed");
+
+      await submitPrs([6, 7, 8, 9]);
+      expect(tested(await runOf(6))).toEqual(adaptiveBatching ? [6, 7] : [6, 7, 8, 9]);
     });
   });
 
