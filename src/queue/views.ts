@@ -11,6 +11,7 @@ import type {
   PullRequestState,
   QueueState,
   RequiredStatusesSource,
+  RunPurpose,
   StateReason,
   TestRunStatus,
 } from "./state.ts";
@@ -136,6 +137,10 @@ export interface TestRunView {
   readonly createdAt: string;
   readonly status: TestRunStatus;
   readonly dependentPrs: readonly number[];
+  /** Extension: the pool that ran it, and why (contract 5.5, 5.6). */
+  readonly purpose: "main" | RunPurpose;
+  /** Extension: for a bisection or confirmation run, the failed run whose PRs it tests again. */
+  readonly followsUpRunId: string | null;
 }
 
 /** The test run record (interface 2.4); `prUrl` builds a PR's URL, which the core does not know. */
@@ -172,6 +177,8 @@ export function testRunView(
     createdAt: iso(run.startedAt),
     status: run.status,
     dependentPrs: run.dependsOn,
+    purpose: run.purpose ?? "main",
+    followsUpRunId: run.failedRunId ?? null,
   };
 }
 
