@@ -11,16 +11,22 @@ const skipRedundant = { optimizationMode: "bisection_skip_redundant_tests" } as 
 
 describe("bisection of a failed batch (contract 5.6)", () => {
   it("puts the PRs of a failed batch in pending failure, saying they are bisected", () => {
-    const queue = batchesOf(4, { bisectionConcurrency: 0 }).submit(1, 2, 3, 4);
+    const queue = batchesOf(4, { bisectionConcurrency: 1 }).submit(1, 2, 3, 4);
 
     queue.fail(1);
 
-    for (const number of [1, 2, 3, 4]) {
+    const why = "Run q-1 tested #1, #2, #3, #4 together; they are bisected to find the PRs that failed it.";
+    for (const number of [3, 4]) {
       expect(queue.pr(number)).toMatchObject({ state: "pending_failure", stateReason: "tests_failed" });
-      expect(queue.pr(number).stateDetail).toContain(
-        "Run q-1 tested #1, #2, #3, #4 together; they are bisected to find the PRs that failed it.",
-      );
+      expect(queue.pr(number).stateDetail).toContain(why);
     }
+    expect(queue.pr(1).history.map((step) => step.state)).toEqual([
+      "pending",
+      "testing",
+      "pending_failure",
+      "testing",
+    ]);
+    expect(queue.pr(1).history[2]?.detail).toContain(why);
   });
 
   it("tests the halves of a failed batch of 4, the second on top of the first, in the bisection pool", () => {
