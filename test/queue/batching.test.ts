@@ -64,8 +64,7 @@ describe("batch formation (contract 5.6)", () => {
   });
 
   it("counts the wait from when a PR became ready, not from its submission", () => {
-    const queue = aScenario(batching);
-    queue.on({ type: "pr_submitted", ...notMergeable(1) });
+    const queue = aScenario(batching).submitWith(1, { mergeability: "not_mergeable" });
     queue.advance(20).on({
       type: "mergeability_observed",
       prNumber: 1,
@@ -74,7 +73,17 @@ describe("batch formation (contract 5.6)", () => {
     });
 
     expect(queue.stateOf(1)).toBe("pending");
-    expect(nextDeadline(queue.state)).toBe(T0 + 30 * MINUTE);
+    expect(nextDeadline(queue.state)).toBe(queue.now + 10 * MINUTE);
+  });
+
+  it("sets no deadline for the wait while the main line is full, and starts the batch once a run ends", () => {
+    const queue = aScenario({ ...batching, mergeMethod: "merge_commit" }).submit(1, 2, 3);
+    queue.advance(1).submit(4);
+    expect(nextDeadline(queue.state)).toBe(queue.runOf(1).startedAt + 300 * MINUTE);
+
+    queue.advance(15).pass(1).mergeAll();
+
+    expect(queue.testedSince(1)).toEqual([[4]]);
   });
 
   it("starts a full batch at once, without waiting for the end of the wait", () => {
@@ -152,22 +161,6 @@ describe("batch formation (contract 5.6)", () => {
     expect(queue.testedSince(2)).toEqual([[5, 6]]);
   });
 });
-
-function notMergeable(number: number) {
-  return {
-    submissionId: `sub-${number}`,
-    pr: {
-      number,
-      title: `Change ${number}`,
-      headSha: `head-${number}`,
-      baseBranch: "main",
-      author: "octocat",
-      mergeability: "not_mergeable" as const,
-    },
-    priority: null,
-    noBatch: false,
-  };
-}
 
 describe("adaptive batch size", () => {
   it.each([
