@@ -180,34 +180,3 @@ function readGitHubApp(input: Env, problems: string[]): GitHubAppCredentials | n
   // Keys pasted into one-line variables keep their newlines as "\n".
   return { appId, privateKey: privateKey.replace(/\\n/g, "\n") };
 }
-
-/** Every variable of a CiEnvironment, so that tests can clear them all. */
-export const ciVariables = [
-  "SWITCHYARD_URL",
-  "SWITCHYARD_TOKEN",
-  "SWITCHYARD_ORG",
-  "GITHUB_SHA",
-  "GITHUB_REF",
-  "GITHUB_REF_NAME",
-  "GITHUB_HEAD_REF",
-  "GITHUB_JOB",
-  "GITHUB_SERVER_URL",
-  "GITHUB_REPOSITORY",
-  "GITHUB_RUN_ID",
-  "GITHUB_RUN_ATTEMPT",
-  "GITHUB_WORKSPACE",
-  "GITHUB_EVENT_PATH",
-] as const;
-
-/** The variables `switchyard upload` and `switchyard test` read: the service to upload to, and the CI run. */
-export type CiEnvironment = Partial<Record<(typeof ciVariables)[number], string>>;
-
-/** Reads the upload commands' variables (blank ones count as unset); flags given on the command line win. */
-export function readCiEnvironment(env: Env = process.env): CiEnvironment {
-  const values: CiEnvironment = {};
-  for (const name of ciVariables) {
-    const value = env[name]?.trim();
-    if (value !== undefined && value !== "") values[name] = value;
-  }
-  return values;
-}

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ciVariables, ConfigError, environmentSchema, loadConfig } from "../src/config.ts";
+import { ciVariables } from "../src/cli/ci-environment.ts";
+import { ConfigError, environmentSchema, loadConfig } from "../src/config.ts";
 
 describe("configuration from the environment", () => {
   it("defaults to SQLite in ./data, port 3000, github.com and the mq/ prefix", () => {
