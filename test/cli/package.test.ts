@@ -113,13 +113,13 @@ describe("the @switchyard-ci/cli package", () => {
           cwd: reports,
           env: cleanEnv,
         });
-        const lines = stdout.split(/\r\n|\r|\n/);
         // Each line is drawn over the last: a carriage return and "erase line".
-        expect(lines).toContain("\x1b[2Kuploading: 0/2 reports sent, 0 B");
-        expect(lines).toContainEqual(
-          expect.stringMatching(/^\x1b\[2Kuploading: 2\/2 reports sent, 1\.\d MiB$/),
-        );
-        expect(lines.at(-2)).toBe("\x1b[2Kuploaded 4000 test results from 2 reports: no failures");
+        const eraseLine = "\x1b[2K";
+        expect(stdout).toContain(eraseLine);
+        const lines = stdout.replaceAll(eraseLine, "").split(/\r\n|\r|\n/);
+        expect(lines).toContain("uploading: 0/2 reports sent, 0 B");
+        expect(lines).toContainEqual(expect.stringMatching(/^uploading: 2\/2 reports sent, 1\.\d MiB$/));
+        expect(lines.at(-2)).toBe("uploaded 4000 test results from 2 reports: no failures");
       },
     );
   });
