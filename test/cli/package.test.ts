@@ -1,5 +1,5 @@
-// The installable client as a user gets it: `npm pack` of packages/cli, installed from the tarball into an empty
-// directory with npm offline (it has no dependencies to fetch), then `switchyard upload` against a running service.
+// The installable client as a user gets it, from `npm pack` into an empty directory, then `switchyard upload`
+// against a running service.
 import { execFile } from "node:child_process";
 import {
   existsSync,
@@ -16,32 +16,24 @@ import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
+import { installPackedCli, type PackedCli } from "../support/packed-cli.ts";
 import { junitReport, useUnaskedGitHub } from "../support/test-health.ts";
 
 const run = promisify(execFile);
-const packageDir = new URL("../../packages/cli/", import.meta.url).pathname;
 const sha = "0123456789abcdef0123456789abcdef01234567";
 /** Only what a CI machine would have: no CI variables of the machine running these tests. */
 const cleanEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" };
 
 describe("the @switchyard-ci/cli package", () => {
-  let work: string;
+  let cli: PackedCli;
   let app: string;
   let bin: string;
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "switchyard-package-"));
-    const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", work], {
-      cwd: packageDir,
-      env: { ...process.env, npm_config_loglevel: "error" },
-    });
-    const tarball = join(work, stdout.trim().split("\n").at(-1) as string);
-    app = join(work, "app");
-    mkdirSync(app);
-    await run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: app });
-    bin = join(app, "node_modules/.bin/switchyard");
+    cli = await installPackedCli();
+    ({ app, bin } = cli);
   }, 120_000);
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  afterAll(() => cli.remove());
 
   it("installs one file with no dependencies, and a switchyard executable", async () => {
     expect(readdirSync(join(app, "node_modules")).filter((name) => !name.startsWith("."))).toEqual([
