@@ -42,7 +42,7 @@ describe("the @switchyard-ci/cli package", () => {
     const installed = join(app, "node_modules/@switchyard-ci/cli");
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
     expect(manifest.dependencies).toBeUndefined();
-    expect(readdirSync(installed).sort()).toEqual(["dist", "package.json"]);
+    expect(readdirSync(installed).sort()).toEqual(["README.md", "dist", "package.json"]);
     expect((await run(bin, ["--version"], { env: cleanEnv })).stdout).toBe(`${manifest.version}\n`);
     const help = (await run(bin, ["--help"], { env: cleanEnv })).stdout;
     expect(help).toContain("upload [options]");
