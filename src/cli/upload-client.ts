@@ -110,10 +110,15 @@ export async function uploadReports(
   const send = async () => {
     if (batch.length === 0) return;
     const before = progress.bytesSent;
-    const answer = await postUpload(target, batch, (bytes) => {
-      progress.bytesSent = before + bytes;
-      onProgress?.(progress);
-    });
+    const answer = await postUpload(
+      target,
+      batch,
+      onProgress &&
+        ((bytes) => {
+          progress.bytesSent = before + bytes;
+          onProgress(progress);
+        }),
+    );
     progress.filesSent += batchFiles;
     onProgress?.(progress);
     summary.uploads++;
@@ -158,13 +163,13 @@ export function idempotencyKey(target: UploadTarget, reports: readonly string[])
 function postUpload(
   target: UploadTarget,
   reports: string[],
-  onBytesSent: (bytes: number) => void,
+  onBytesSent: ((bytes: number) => void) | undefined,
 ): Promise<UploadResponse> {
   return postToService<UploadResponse>(target, {
     path: "flaky-tests/upload",
     body: JSON.stringify({ ...target.metadata, junit_xml: reports }),
     headers: { "idempotency-key": idempotencyKey(target, reports) },
     what: "the upload",
-    onBytesSent,
+    ...(onBytesSent === undefined ? {} : { onBytesSent }),
   });
 }
