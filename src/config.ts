@@ -1,6 +1,6 @@
-// The one place that reads the environment: every variable the service reads is declared in `environmentSchema`,
-// with what it allows, and everything else receives a Config. `.env.example` documents the same variables (a test
-// holds the two together).
+// The one place that reads the service's environment: every variable it reads is declared in `environmentSchema`,
+// with what it allows, and everything else receives a Config (the client commands, run in CI, read theirs in
+// src/cli/ci-environment.ts). `.env.example` documents both; a test holds it to the schema.
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
 
