@@ -1,5 +1,8 @@
-// The one place that reads the environment (DESIGN.md section 2). Everything else receives a Config.
+// The one place that reads the service's environment: every variable it reads is declared in `environmentSchema`,
+// with what it allows, and everything else receives a Config (the client commands, run in CI, read theirs in
+// src/cli/ci-environment.ts). `.env.example` documents both; a test holds it to the schema.
 import { existsSync, readFileSync } from "node:fs";
+import { z } from "zod";
 
 export interface GitHubAppCredentials {
   appId: string;
@@ -44,91 +47,124 @@ type Env = Record<string, string | undefined>;
 
 export const defaultDatabaseUrl = "file:./data/switchyard.db";
 
+const integer = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/)
+    .transform(Number)
+    .pipe(z.number().min(min).max(max))
+    .default(fallback)
+    .describe(`be an integer from ${min} to ${max}`);
+const absoluteUrl = z.string().refine((value) => URL.canParse(value));
+const flag = z
+  .string()
+  .transform((value) => value.toLowerCase())
+  .pipe(z.enum(["true", "false", "1", "0"]))
+  .transform((value) => value === "true" || value === "1");
+/** What git refuses in a branch name (git check-ref-format), as far as a prefix can hold it. */
+const unusableInBranchName = /[\s~^:?*[\\]|\.\.|^\/|\/\/|@\{/;
+
+/**
+ * Every variable the service reads (Probot reads the WEBHOOK_* ones itself). Each that can be refused is described by
+ * what it must be: the description completes "NAME must …" in the message. Blank values count as unset.
+ */
+export const environmentSchema = z.object({
+  PORT: integer(1, 65535, 3000),
+  HOST: z.string().optional(),
+  PUBLIC_URL: absoluteUrl.optional().describe("be an absolute URL"),
+  LOG_LEVEL: z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .pipe(z.enum(logLevels))
+    .default("info")
+    .describe(`be one of ${logLevels.join(", ")}`),
+  OPERATOR_METRICS: flag.default(false).describe("be true or false"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(file:|postgres(ql)?:\/\/)/)
+    .default(defaultDatabaseUrl)
+    .describe("start with file: (SQLite) or postgres:// (PostgreSQL)"),
+  APP_ID: z.string().regex(/^\d+$/).optional().describe("be the GitHub App's numeric id"),
+  PRIVATE_KEY: z.string().optional(),
+  PRIVATE_KEY_PATH: z.string().optional(),
+  WEBHOOK_SECRET: z.string().optional(),
+  WEBHOOK_PATH: z.string().startsWith("/").optional().describe("start with /"),
+  WEBHOOK_PROXY_URL: absoluteUrl.optional().describe("be an absolute URL (a smee.io channel)"),
+  GHE_HOST: z
+    .string()
+    .regex(/^[a-z0-9.-]+(:\d+)?$/i)
+    .transform((value) => value.toLowerCase())
+    .optional()
+    .describe("be a host name, such as github.example.com"),
+  GHE_PROTOCOL: z.enum(["http", "https"]).default("https").describe("be http or https"),
+  TEST_BRANCH_PREFIX: z
+    .string()
+    .refine((value) => !unusableInBranchName.test(value))
+    .default("mq/")
+    .describe("be usable in a git branch name"),
+  POLL_INTERVAL_SECONDS: integer(5, 3600, 60),
+  GITHUB_TIMEOUT_MS: integer(100, 600_000, 10_000),
+  TEST_RESULTS_RETENTION_DAYS: integer(1, 3650, 90),
+});
+
+export type EnvironmentVariable = keyof typeof environmentSchema.shape;
+
 /** Loads `.env` (if present) into the environment without overriding variables already set. */
 export function loadDotEnv(path = ".env"): void {
   if (existsSync(path)) process.loadEnvFile(path);
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  const read = (name: string): string | undefined => {
+/** The service's variables in `env`, trimmed; blank ones count as unset. */
+function knownVariables(env: Env): Env {
+  const input: Env = {};
+  for (const name of Object.keys(environmentSchema.shape)) {
     const value = env[name]?.trim();
-    return value === "" ? undefined : value;
-  };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-      return fallback;
+    if (value !== undefined && value !== "") input[name] = value;
+  }
+  return input;
+}
+
+/**
+ * Reads the service's variables through the schema; throws a ConfigError naming every refused variable with what it
+ * allows and the value it got.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const input = knownVariables(env);
+  const parsed = environmentSchema.safeParse(input);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    const refused = new Set(parsed.error.issues.map((issue) => String(issue.path[0])));
+    for (const name of refused) {
+      const allowed = environmentSchema.shape[name as EnvironmentVariable].description;
+      problems.push(`${name} must ${allowed}, got "${input[name]}"`);
     }
-    return value;
-  };
-
-  const databaseUrl = read("DATABASE_URL") ?? defaultDatabaseUrl;
-  if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
-    problems.push(
-      `DATABASE_URL must start with file: (SQLite) or postgres:// (PostgreSQL), got "${databaseUrl}"`,
-    );
   }
-
-  const logLevel = (read("LOG_LEVEL") ?? "info").toLowerCase() as LogLevel;
-  if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(", ")}`);
-
-  const publicUrl = read("PUBLIC_URL");
-  if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
-    problems.push(`PUBLIC_URL must be an absolute URL, got "${publicUrl}"`);
-  }
-
-  const testBranchPrefix = read("TEST_BRANCH_PREFIX") ?? "mq/";
-  if (/[\s~^:?*[\\]|\.\.|^\/|\/\/|@\{/.test(testBranchPrefix)) {
-    problems.push(`TEST_BRANCH_PREFIX must be usable in a git branch name, got "${testBranchPrefix}"`);
-  }
-
-  const flag = (name: string): boolean => {
-    const raw = read(name)?.toLowerCase();
-    if (raw === undefined || raw === "false" || raw === "0") return false;
-    if (raw === "true" || raw === "1") return true;
-    problems.push(`${name} must be true or false, got "${raw}"`);
-    return false;
-  };
-
-  const port = integer("PORT", 3000, 1, 65535);
-  const testResultsRetentionDays = integer("TEST_RESULTS_RETENTION_DAYS", 90, 1, 3650);
-  const pollIntervalSeconds = integer("POLL_INTERVAL_SECONDS", 60, 5, 3600);
-  const githubTimeoutMs = integer("GITHUB_TIMEOUT_MS", 10_000, 100, 600_000);
-  const operatorMetrics = flag("OPERATOR_METRICS");
-  const githubApp = readGitHubApp(read, problems);
-  if (problems.length > 0) throw new ConfigError(problems);
-
-  const gheHost = read("GHE_HOST")?.toLowerCase();
+  const githubApp = readGitHubApp(input, problems);
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
+  const vars = parsed.data;
   return {
-    port,
-    host: read("HOST"),
-    databaseUrl,
-    githubHost: gheHost ?? "github.com",
+    port: vars.PORT,
+    host: vars.HOST,
+    databaseUrl: vars.DATABASE_URL,
+    githubHost: vars.GHE_HOST ?? "github.com",
     githubWebUrl:
-      gheHost === undefined ? "https://github.com" : `${read("GHE_PROTOCOL") ?? "https"}://${gheHost}`,
+      vars.GHE_HOST === undefined ? "https://github.com" : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}`,
     githubApp,
-    webhookSecret: read("WEBHOOK_SECRET"),
-    testBranchPrefix,
-    publicUrl: (publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ""),
-    testResultsRetentionDays,
-    pollIntervalSeconds,
-    githubTimeoutMs,
-    logLevel,
-    operatorMetrics,
+    webhookSecret: vars.WEBHOOK_SECRET,
+    testBranchPrefix: vars.TEST_BRANCH_PREFIX,
+    publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ""),
+    testResultsRetentionDays: vars.TEST_RESULTS_RETENTION_DAYS,
+    pollIntervalSeconds: vars.POLL_INTERVAL_SECONDS,
+    githubTimeoutMs: vars.GITHUB_TIMEOUT_MS,
+    logLevel: vars.LOG_LEVEL,
+    operatorMetrics: vars.OPERATOR_METRICS,
   };
 }
 
-function readGitHubApp(
-  read: (name: string) => string | undefined,
-  problems: string[],
-): GitHubAppCredentials | null {
-  const appId = read("APP_ID");
-  const keyPath = read("PRIVATE_KEY_PATH");
-  let privateKey = read("PRIVATE_KEY");
+/** The rules between the GitHub App's variables, which no one variable's schema can hold. */
+function readGitHubApp(input: Env, problems: string[]): GitHubAppCredentials | null {
+  const { APP_ID: appId, PRIVATE_KEY_PATH: keyPath } = input;
+  let privateKey = input.PRIVATE_KEY;
   if (privateKey === undefined && keyPath !== undefined) {
     if (!existsSync(keyPath)) {
       problems.push(`PRIVATE_KEY_PATH points to a missing file: ${keyPath}`);
@@ -143,35 +179,4 @@ function readGitHubApp(
   }
   // Keys pasted into one-line variables keep their newlines as "\n".
   return { appId, privateKey: privateKey.replace(/\\n/g, "\n") };
-}
-
-/** Every variable of a CiEnvironment, so that tests can clear them all. */
-export const ciVariables = [
-  "SWITCHYARD_URL",
-  "SWITCHYARD_TOKEN",
-  "SWITCHYARD_ORG",
-  "GITHUB_SHA",
-  "GITHUB_REF",
-  "GITHUB_REF_NAME",
-  "GITHUB_HEAD_REF",
-  "GITHUB_JOB",
-  "GITHUB_SERVER_URL",
-  "GITHUB_REPOSITORY",
-  "GITHUB_RUN_ID",
-  "GITHUB_RUN_ATTEMPT",
-  "GITHUB_WORKSPACE",
-  "GITHUB_EVENT_PATH",
-] as const;
-
-/** The variables `switchyard upload` and `switchyard test` read: the service to upload to, and the CI run. */
-export type CiEnvironment = Partial<Record<(typeof ciVariables)[number], string>>;
-
-/** Reads the upload commands' variables (blank ones count as unset); flags given on the command line win. */
-export function readCiEnvironment(env: Env = process.env): CiEnvironment {
-  const values: CiEnvironment = {};
-  for (const name of ciVariables) {
-    const value = env[name]?.trim();
-    if (value !== undefined && value !== "") values[name] = value;
-  }
-  return values;
 }

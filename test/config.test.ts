@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.ts";
+import { ciVariables } from "../src/cli/ci-environment.ts";
+import { ConfigError, environmentSchema, loadConfig } from "../src/config.ts";
 
 describe("configuration from the environment", () => {
   it("defaults to SQLite in ./data, port 3000, github.com and the mq/ prefix", () => {
@@ -74,5 +76,51 @@ describe("configuration from the environment", () => {
 
   it("refuses a test branch prefix git would refuse", () => {
     expect(() => loadConfig({ TEST_BRANCH_PREFIX: "mq queue/" })).toThrow(/TEST_BRANCH_PREFIX/);
+  });
+
+  it("names the variable, what it must be and what it got", () => {
+    expect(() => loadConfig({ GHE_PROTOCOL: "ftp" })).toThrow(
+      'GHE_PROTOCOL must be http or https, got "ftp"',
+    );
+    expect(() => loadConfig({ PORT: "80000" })).toThrow(
+      'PORT must be an integer from 1 to 65535, got "80000"',
+    );
+    expect(() => loadConfig({ WEBHOOK_PROXY_URL: "smee" })).toThrow(
+      /WEBHOOK_PROXY_URL must be an absolute URL/,
+    );
+  });
+});
+
+describe(".env.example", () => {
+  const text = readFileSync(new URL("../.env.example", import.meta.url), "utf8");
+  // `NAME=value` sets a variable, `# NAME=value` shows an example of one left unset.
+  const assignments = [...text.matchAll(/^(#\s*)?([A-Z][A-Z0-9_]*)=(.*)$/gm)].map(
+    ([, comment, name, value]) => ({
+      commented: comment !== undefined,
+      name: name!,
+      value: value!.replace(/^"(.*)"$/, "$1"),
+    }),
+  );
+  const serviceVariables = Object.keys(environmentSchema.shape);
+  const uploadVariables = ciVariables.filter((name) => name.startsWith("SWITCHYARD_"));
+
+  it("shows every variable the service and the upload commands read, and no other", () => {
+    expect(new Set(assignments.map((a) => a.name))).toEqual(
+      new Set([...serviceVariables, ...uploadVariables]),
+    );
+  });
+
+  it("names the CI variables the upload commands read from GitHub Actions", () => {
+    for (const name of ciVariables.filter((variable) => variable.startsWith("GITHUB_")))
+      expect(text, name).toMatch(new RegExp(`\\b${name}\\b`));
+  });
+
+  it("starts the service as copied, and every example it shows is a value the service accepts", () => {
+    const set = assignments.filter((a) => !a.commented);
+    expect(() => loadConfig(Object.fromEntries(set.map((a) => [a.name, a.value])))).not.toThrow();
+    for (const example of assignments.filter((a) => a.commented && serviceVariables.includes(a.name))) {
+      const schema = environmentSchema.shape[example.name as keyof typeof environmentSchema.shape];
+      expect(schema.safeParse(example.value).success, `${example.name}=${example.value}`).toBe(true);
+    }
   });
 });

@@ -1,4 +1,6 @@
-// x-api-token authentication (contract 3): every /v1 route but the OpenAPI document needs a valid token.
+// x-api-token authentication (contract 3): every /v1 route but the OpenAPI document needs a valid token. A token is
+// bound to its secret and its organization only: neither the Host the service is reached by nor any X-Forwarded-*
+// header takes part, so a token keeps working behind a proxy or under another DNS name.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Principal } from "../store/tokens.ts";
 import { authenticate } from "../store/tokens.ts";

@@ -22,6 +22,7 @@ export async function registerOpenApi(api: FastifyInstance, version: string): Pr
         description:
           "Merge queue and test-health API. Every operation is a POST with a JSON body, except the metrics " +
           "endpoint. Errors are RFC 9457 problem JSON with a stable `code`.",
+        license: { name: "MIT", identifier: "MIT" },
       },
       servers: [{ url: "/" }],
       components: {

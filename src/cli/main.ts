@@ -1,12 +1,7 @@
-// Entry of the `switchyard` command (package.json bin → switchyard.js → here).
+// Entry of the `switchyard` command of this repository (package.json bin → switchyard.js → here).
 import { loadConfig, loadDotEnv } from "../config.ts";
+import { terminalContext } from "./terminal.ts";
 import { runCli } from "./program.ts";
 
 loadDotEnv();
-const code = await runCli(process.argv.slice(2), {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  config: () => loadConfig(),
-  now: Date.now,
-});
-process.exitCode = code;
+process.exitCode = await runCli(process.argv.slice(2), { ...terminalContext(), config: () => loadConfig() });

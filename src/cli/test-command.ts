@@ -5,10 +5,11 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { type Command, CommanderError } from "commander";
-import type { CliContext } from "./io.ts";
+import type { ClientContext } from "./io.ts";
 import { DEFAULT_REPORT_GLOBS, findReports, type UploadSummary, uploadReports } from "./upload-client.ts";
 import { describeUpload } from "./upload-command.ts";
 import { addUploadOptions, type UploadOptions, uploadTarget } from "./upload-metadata.ts";
+import { progressLine } from "./upload-progress.ts";
 
 /** How many unquarantined failures are named before "and N more". */
 const FAILURES_LISTED = 20;
@@ -19,7 +20,7 @@ interface CommandResult {
   signal: NodeJS.Signals | null;
 }
 
-export function registerTestCommand(program: Command, context: CliContext): void {
+export function registerTestCommand(program: Command, context: ClientContext): void {
   addUploadOptions(
     program
       .command("test")
@@ -41,7 +42,7 @@ export function registerTestCommand(program: Command, context: CliContext): void
 }
 
 /** Runs the command with this process's terminal, passing on the signals that would stop this process. */
-function runCommand([program = "", ...args]: string[], context: CliContext): Promise<CommandResult> {
+function runCommand([program = "", ...args]: string[], context: ClientContext): Promise<CommandResult> {
   return new Promise((resolve) => {
     const child = spawn(program, args, { stdio: "inherit" });
     const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -62,13 +63,14 @@ function runCommand([program = "", ...args]: string[], context: CliContext): Pro
   });
 }
 
-async function verdict(exitCode: number, startedAt: number, options: UploadOptions, context: CliContext) {
+async function verdict(exitCode: number, startedAt: number, options: UploadOptions, context: ClientContext) {
   const keep = (why: string) => {
     context.err(`switchyard: ${why}; keeping the command's exit code ${exitCode}\n`);
     return exitCode;
   };
   let summary: UploadSummary;
   let reportCount: number;
+  const progress = progressLine(context);
   try {
     const target = await uploadTarget(options, process.cwd());
     // The results' time is when the tests started, unless the flag says otherwise.
@@ -81,10 +83,12 @@ async function verdict(exitCode: number, startedAt: number, options: UploadOptio
     });
     if (reports.length === 0) return keep("the command wrote no JUnit report, so nothing was uploaded");
     reportCount = reports.length;
-    summary = await uploadReports(target, reports);
+    summary = await uploadReports(target, reports, progress?.update);
   } catch (error) {
+    progress?.done();
     return keep((error as Error).message);
   }
+  progress?.done();
   context.err(`switchyard: ${describeUpload(summary, reportCount)}\n`);
   if (exitCode === 0) return 0;
   if (summary.failures > 0 && summary.unquarantinedFailures.length === 0) {

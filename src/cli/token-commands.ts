@@ -73,7 +73,8 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
       );
       context.out(`${created.token}\n`);
       context.err(
-        `created token ${created.id} for organization ${options.org.toLowerCase()}; store it now, it is not shown again\n`,
+        `created token ${created.id} for organization ${options.org.toLowerCase()} (owners on ${config.githubHost}); ` +
+          "store it now, it is not shown again\n",
       );
     });
 

@@ -1,21 +1,16 @@
 // Finds JUnit reports and uploads them to POST /v1/flaky-tests/upload (contract 7.1), in as many requests as the
-// service's 20 MiB body limit needs. Each request is stored all or nothing, and once whatever the retries (it carries
-// an idempotency key); reports are read one request at a time, so memory stays bounded by the limit whatever the
-// number of reports.
+// service's 20 MiB body limit needs; a single report over the limit goes in parts (report-parts.ts). Each request is
+// stored all or nothing, and once whatever the retries (it carries an idempotency key); reports are read one request
+// at a time, so memory stays bounded by the limit (and the largest report) whatever the number of reports.
 import { createHash } from "node:crypto";
 import { open, readFile, stat } from "node:fs/promises";
-import { setTimeout } from "node:timers/promises";
 import fastGlob from "fast-glob";
-import { CliError } from "./io.ts";
+import { splitReport } from "./report-parts.ts";
+import { postToService } from "./service-client.ts";
 import type { UploadTarget } from "./upload-metadata.ts";
 
 /** The service refuses bodies over 20 MiB (contract 1); the margin is for JSON's punctuation. */
 const MAX_BODY_BYTES = 20 * 1024 * 1024 - 64 * 1024;
-/** A 20 MiB upload over a slow link takes a while, but a service that never answers must not hang CI forever. */
-const REQUEST_TIMEOUT_MS = 5 * 60 * 1000;
-/** Attempts of one request when the service cannot be reached or fails; each sends the same idempotency key. */
-const ATTEMPTS = 3;
-const RETRY_DELAY_MS = 500;
 
 /** Where test runners write JUnit reports by default (Surefire/Gradle, jest-junit, common CI conventions). */
 export const DEFAULT_REPORT_GLOBS = [
@@ -81,8 +76,23 @@ interface UploadResponse {
   unquarantined_failures: UploadSummary["unquarantinedFailures"];
 }
 
-/** Uploads `paths` in requests under the body limit; throws a CliError if a report or a request fails. */
-export async function uploadReports(target: UploadTarget, paths: readonly string[]): Promise<UploadSummary> {
+/** How far an upload has come, for a progress line. */
+export interface UploadProgress {
+  filesSent: number;
+  files: number;
+  /** Bytes of request bodies handed to the connection so far. */
+  bytesSent: number;
+}
+
+/**
+ * Uploads `paths` in requests under the body limit, cutting a report too large for one request into parts; throws a
+ * CliError if a report or a request fails. `onProgress` hears of every piece of a body sent.
+ */
+export async function uploadReports(
+  target: UploadTarget,
+  paths: readonly string[],
+  onProgress?: (progress: UploadProgress) => void,
+): Promise<UploadSummary> {
   const summary: UploadSummary = {
     uploads: 0,
     testResults: 0,
@@ -90,13 +100,27 @@ export async function uploadReports(target: UploadTarget, paths: readonly string
     quarantinedFailures: 0,
     unquarantinedFailures: [],
   };
+  const progress: UploadProgress = { filesSent: 0, files: paths.length, bytesSent: 0 };
   // The metadata (CODEOWNERS included) goes with every request.
   const maxReportsBytes = MAX_BODY_BYTES - Buffer.byteLength(JSON.stringify(target.metadata));
   let batch: string[] = [];
   let batchBytes = 0;
+  /** Files whose last piece is in the batch: they count as sent once it is. */
+  let batchFiles = 0;
   const send = async () => {
     if (batch.length === 0) return;
-    const answer = await postUpload(target, batch);
+    const before = progress.bytesSent;
+    const answer = await postUpload(
+      target,
+      batch,
+      onProgress &&
+        ((bytes) => {
+          progress.bytesSent = before + bytes;
+          onProgress(progress);
+        }),
+    );
+    progress.filesSent += batchFiles;
+    onProgress?.(progress);
     summary.uploads++;
     summary.testResults += answer.test_results;
     summary.failures += answer.failures;
@@ -104,19 +128,20 @@ export async function uploadReports(target: UploadTarget, paths: readonly string
     summary.unquarantinedFailures.push(...answer.unquarantined_failures);
     batch = [];
     batchBytes = 0;
+    batchFiles = 0;
   };
   for (const path of paths) {
     // Decoding replaces invalid UTF-8 with U+FFFD, as the service would.
     const report = (await readFile(path)).toString("utf8");
     const bytes = Buffer.byteLength(JSON.stringify(report));
-    if (bytes > maxReportsBytes) {
-      throw new CliError(
-        `${path} is too large to upload (${bytes} bytes as JSON; the service accepts 20 MiB)`,
-      );
+    const pieces = bytes > maxReportsBytes ? splitReport(report, maxReportsBytes, path) : [report];
+    for (const piece of pieces) {
+      const pieceBytes = pieces.length === 1 ? bytes : Buffer.byteLength(JSON.stringify(piece));
+      if (batchBytes + pieceBytes > maxReportsBytes) await send();
+      batch.push(piece);
+      batchBytes += pieceBytes;
     }
-    if (batchBytes + bytes > maxReportsBytes) await send();
-    batch.push(report);
-    batchBytes += bytes;
+    batchFiles++;
   }
   await send();
   return summary;
@@ -124,7 +149,8 @@ export async function uploadReports(target: UploadTarget, paths: readonly string
 
 /**
  * The idempotency key of a request: a digest of the run (its metadata and attempt) and of the reports, so that a
- * retry, by this process or by CI running the command again, is stored once.
+ * retry, by this process or by CI running the command again, is stored once. A report cut in parts is cut the same
+ * way each time, so each part keeps its key.
  */
 export function idempotencyKey(target: UploadTarget, reports: readonly string[]): string {
   const hash = createHash("sha256");
@@ -134,63 +160,16 @@ export function idempotencyKey(target: UploadTarget, reports: readonly string[])
   return `switchyard-upload-${hash.digest("hex")}`;
 }
 
-/** Why an attempt failed, and whether another attempt may succeed. */
-class AttemptFailed extends Error {
-  constructor(
-    message: string,
-    readonly retry: boolean,
-  ) {
-    super(message);
-  }
-}
-
-async function postUpload(target: UploadTarget, reports: string[]): Promise<UploadResponse> {
-  const body = JSON.stringify({ ...target.metadata, junit_xml: reports });
-  const key = idempotencyKey(target, reports);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await attemptUpload(target, body, key);
-    } catch (error) {
-      if (!(error instanceof AttemptFailed)) throw error;
-      if (!error.retry || attempt === ATTEMPTS) throw new CliError(error.message);
-      await setTimeout(RETRY_DELAY_MS * attempt);
-    }
-  }
-}
-
-async function attemptUpload(target: UploadTarget, body: string, key: string): Promise<UploadResponse> {
-  const url = `${target.serviceUrl}/v1/flaky-tests/upload`;
-  let response: Response;
-  let text: string;
-  try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-token": target.token, "idempotency-key": key },
-      body,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    text = await response.text();
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new AttemptFailed(
-      `could not reach the Switchyard service at ${target.serviceUrl} (${reason})`,
-      true,
-    );
-  }
-  if (response.ok) return JSON.parse(text) as UploadResponse;
-  let problem: { code?: string; detail?: string } = {};
-  try {
-    problem = JSON.parse(text) as typeof problem;
-  } catch {
-    // not problem JSON: a proxy's error page, say
-  }
-  const detail = problem.detail ?? `HTTP ${response.status}`;
-  if (response.status >= 500 || problem.code === undefined) {
-    throw new AttemptFailed(
-      `the Switchyard service failed to take the upload: ${detail}`,
-      response.status >= 500,
-    );
-  }
-  throw new AttemptFailed(`the upload was refused: ${detail} (${problem.code})`, response.status === 429);
+function postUpload(
+  target: UploadTarget,
+  reports: string[],
+  onBytesSent: ((bytes: number) => void) | undefined,
+): Promise<UploadResponse> {
+  return postToService<UploadResponse>(target, {
+    path: "flaky-tests/upload",
+    body: JSON.stringify({ ...target.metadata, junit_xml: reports }),
+    headers: { "idempotency-key": idempotencyKey(target, reports) },
+    what: "the upload",
+    ...(onBytesSent === undefined ? {} : { onBytesSent }),
+  });
 }

@@ -1,10 +1,11 @@
 // switchyard upload --junit-paths <glob>… (contract 7.1): uploads JUnit reports with the run's metadata.
 import type { Command } from "commander";
-import { CliError, type CliContext } from "./io.ts";
+import { CliError, type ClientContext } from "./io.ts";
 import { findReports, type UploadSummary, uploadReports } from "./upload-client.ts";
 import { addUploadOptions, type UploadOptions, uploadTarget } from "./upload-metadata.ts";
+import { progressLine } from "./upload-progress.ts";
 
-export function registerUploadCommand(program: Command, context: CliContext): void {
+export function registerUploadCommand(program: Command, context: ClientContext): void {
   addUploadOptions(
     program
       .command("upload")
@@ -17,8 +18,15 @@ export function registerUploadCommand(program: Command, context: CliContext): vo
     const globs = options.junitPaths ?? [];
     const reports = await findReports({ globs, cwd: process.cwd() });
     if (reports.length === 0) throw new CliError(`no file matches --junit-paths ${globs.join(" ")}`);
-    const summary = await uploadReports(target, reports);
-    context.out(`${describeUpload(summary, reports.length)}\n`);
+    const progress = progressLine(context);
+    try {
+      const summary = await uploadReports(target, reports, progress?.update);
+      progress?.done();
+      context.out(`${describeUpload(summary, reports.length)}\n`);
+    } catch (error) {
+      progress?.done();
+      throw error;
+    }
   });
 }
 

@@ -2,7 +2,7 @@
 // (GitHub Actions' variables), and where it goes (the service URL and token).
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { type CiEnvironment, readCiEnvironment } from "../config.ts";
+import { type CiEnvironment, readCiEnvironment } from "./ci-environment.ts";
 import { checkoutFacts, checkoutRoot } from "./checkout.ts";
 import { CliError } from "./io.ts";
 
@@ -117,19 +117,10 @@ export function resolveUploadTarget(
   );
   if (missing.length > 0) throw new CliError(`cannot upload without ${missing.join(", ")}`);
 
-  const [owner, name, ...rest] = repository.split("/");
-  if (owner === undefined || owner === "" || name === undefined || name === "" || rest.length > 0) {
-    throw new CliError(`--repo must be owner/name, got "${repository}"`);
-  }
-  if (!URL.canParse(serviceUrl))
-    throw new CliError(`the service URL must be an absolute URL, got "${serviceUrl}"`);
-
-  const serverHost =
-    env.GITHUB_SERVER_URL !== undefined && URL.canParse(env.GITHUB_SERVER_URL)
-      ? new URL(env.GITHUB_SERVER_URL).hostname
-      : undefined;
+  const { owner, name } = ownerAndName(repository);
+  checkServiceUrl(serviceUrl);
   const metadata: UploadMetadata = {
-    repo: { host: options.repoHost ?? serverHost ?? "github.com", owner, name },
+    repo: { host: repoHost(options, env), owner, name },
     org_url_slug: options.org ?? env.SWITCHYARD_ORG ?? owner.toLowerCase(),
     commit_sha: commitSha,
     branch,
@@ -155,6 +146,29 @@ export function resolveUploadTarget(
   const target: UploadTarget = { serviceUrl: serviceUrl.replace(/\/+$/, ""), token, metadata };
   if (env.GITHUB_RUN_ATTEMPT !== undefined) target.runAttempt = env.GITHUB_RUN_ATTEMPT;
   return target;
+}
+
+/** The owner and name of `owner/name`; a CliError for anything else. */
+export function ownerAndName(repository: string): { owner: string; name: string } {
+  const [owner, name, ...rest] = repository.split("/");
+  if (owner === undefined || owner === "" || name === undefined || name === "" || rest.length > 0) {
+    throw new CliError(`--repo must be owner/name, got "${repository}"`);
+  }
+  return { owner, name };
+}
+
+export function checkServiceUrl(serviceUrl: string): void {
+  if (!URL.canParse(serviceUrl))
+    throw new CliError(`the service URL must be an absolute URL, got "${serviceUrl}"`);
+}
+
+/** The repository's GitHub host: the flag, else that of the CI's GitHub (GITHUB_SERVER_URL), else github.com. */
+export function repoHost(options: { repoHost?: string }, env: CiEnvironment): string {
+  const serverHost =
+    env.GITHUB_SERVER_URL !== undefined && URL.canParse(env.GITHUB_SERVER_URL)
+      ? new URL(env.GITHUB_SERVER_URL).hostname
+      : undefined;
+  return options.repoHost ?? serverHost ?? "github.com";
 }
 
 /**

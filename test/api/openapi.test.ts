@@ -1,3 +1,4 @@
+import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { describe, expect, it } from "vitest";
 import { useTestServer } from "../support/api-server.ts";
 
@@ -49,5 +50,40 @@ describe("GET /v1/openapi.json", () => {
       name: "x-api-token",
     });
     expect(document.components.schemas.QueueRecord.properties.enqueuedPullRequests).toBeDefined();
+  });
+
+  it("names every operation as the contract does, and carries a license", async () => {
+    const document = (await (await fetch(`${fixture.server.url}/v1/openapi.json`)).json()) as any;
+    const operationIds = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.values(operations as Record<string, { operationId?: string }>).map(
+        (o) => [path, o.operationId] as const,
+      ),
+    );
+    // The merge queue's operations are named by their paths; the test-health ones in camelCase.
+    for (const [path, operationId] of operationIds) {
+      if (!path.startsWith("/v1/flaky-tests/")) expect(operationId).toBe(path.slice("/v1/".length));
+    }
+    expect(Object.fromEntries(operationIds.filter(([path]) => path.startsWith("/v1/flaky-tests/")))).toEqual({
+      "/v1/flaky-tests/upload": "uploadTestResults",
+      "/v1/flaky-tests/list-failing-tests": "listFailingTests",
+      "/v1/flaky-tests/list-unhealthy-tests": "listUnhealthyTests",
+      "/v1/flaky-tests/list-quarantined-tests": "listQuarantinedTests",
+      "/v1/flaky-tests/get-test-details": "getTestDetails",
+      "/v1/flaky-tests/set-quarantine-setting": "setQuarantineSetting",
+      "/v1/flaky-tests/link-ticket": "linkTicket",
+      "/v1/flaky-tests/get-auto-quarantine": "getAutoQuarantine",
+      "/v1/flaky-tests/set-auto-quarantine": "setAutoQuarantine",
+    });
+    expect(document.info.license).toEqual({ name: "MIT", identifier: "MIT" });
+  });
+
+  it("passes Redocly's recommended rules without an error or a warning", async () => {
+    const source = await (await fetch(`${fixture.server.url}/v1/openapi.json`)).text();
+    // The document only refers to itself, so linting it fetches nothing.
+    const config = await createConfig({ extends: ["recommended"] });
+    const problems = await lintFromString({ source, absoluteRef: "openapi.json", config });
+    expect(
+      problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+    ).toEqual([]);
   });
 });

@@ -46,6 +46,7 @@ describe("switchyard token", () => {
     );
     expect(code).toBe(0);
     expect(out).toMatch(/^sy_[0-9a-f]{16}_[A-Za-z0-9_-]{43}\n$/);
+    expect(err).toContain("for organization acme (owners on github.com)");
     expect(err).toContain("not shown again");
     const store = await openMigratedDatabase(databaseUrl);
     const principal = await authenticate(store.db, out.trim(), Date.now());

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { runCli } from "../../src/cli/program.ts";
 import { DEFAULT_REPORT_GLOBS, findReports } from "../../src/cli/upload-client.ts";
-import { ciVariables, loadConfig } from "../../src/config.ts";
+import { ciVariables } from "../../src/cli/ci-environment.ts";
+import { loadConfig } from "../../src/config.ts";
 import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
 import {

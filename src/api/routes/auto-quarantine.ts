@@ -18,6 +18,7 @@ export function registerAutoQuarantineRoutes(api: FastifyInstance, deps: ApiDepe
     "/flaky-tests/get-auto-quarantine",
     {
       schema: {
+        operationId: "getAutoQuarantine",
         summary: "Whether the repository quarantines its flaky tests automatically",
         body: GetAutoQuarantineRequest,
         response: { 200: AutoQuarantineResponse, ...errorResponses(400, 401, 403, 404) },
@@ -34,6 +35,7 @@ export function registerAutoQuarantineRoutes(api: FastifyInstance, deps: ApiDepe
     "/flaky-tests/set-auto-quarantine",
     {
       schema: {
+        operationId: "setAutoQuarantine",
         summary: "Turn automatic quarantine of flaky tests on or off; their quarantine follows at once",
         body: SetAutoQuarantineRequest,
         response: { 200: SetAutoQuarantineResponse, ...errorResponses(400, 401, 403, 404) },

@@ -56,6 +56,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     "/flaky-tests/upload",
     {
       schema: {
+        operationId: "uploadTestResults",
         summary: "Upload JUnit XML reports of a test run (contract 7.1)",
         description:
           "An `Idempotency-Key` header (1 to 255 visible ASCII characters) makes the upload safe to retry: a repeat " +
@@ -150,6 +151,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     "/flaky-tests/list-failing-tests",
     {
       schema: {
+        operationId: "listFailingTests",
         summary: "Tests with failures in a time range of at most 7 days, most failures first",
         body: ListFailingTestsRequest,
         response: { 200: ListFailingTestsResponse, ...errorResponses(400, 401, 403, 404) },
@@ -194,6 +196,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     "/flaky-tests/list-unhealthy-tests",
     {
       schema: {
+        operationId: "listUnhealthyTests",
         summary: "Flaky or broken tests, most recent status change first",
         body: ListUnhealthyTestsRequest,
         response: { 200: ListUnhealthyTestsResponse, ...errorResponses(400, 401, 403, 404) },
@@ -224,6 +227,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     "/flaky-tests/list-quarantined-tests",
     {
       schema: {
+        operationId: "listQuarantinedTests",
         summary: "Quarantined tests, most recently quarantined first",
         body: ListQuarantinedTestsRequest,
         response: { 200: ListQuarantinedTestsResponse, ...errorResponses(400, 401, 403, 404) },
@@ -247,6 +251,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     "/flaky-tests/get-test-details",
     {
       schema: {
+        operationId: "getTestDetails",
         summary: "One test's full record",
         body: GetTestDetailsRequest,
         response: { 200: TestResponse, ...errorResponses(400, 401, 403, 404) },
@@ -264,6 +269,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     "/flaky-tests/set-quarantine-setting",
     {
       schema: {
+        operationId: "setQuarantineSetting",
         summary: "Quarantine a test always, never, or while it is flaky (auto)",
         body: SetQuarantineSettingRequest,
         response: { 200: TestResponse, ...errorResponses(400, 401, 403, 404) },
@@ -282,6 +288,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     "/flaky-tests/link-ticket",
     {
       schema: {
+        operationId: "linkTicket",
         summary: "Link a ticket to a test (replacing the one it had), or unlink it with a null ticket_url",
         body: LinkTicketRequest,
         response: { 200: TestResponse, ...errorResponses(400, 401, 403, 404) },

@@ -47,6 +47,7 @@ export function registerMetricsRoutes(api: FastifyInstance, deps: ApiDependencie
       // Prometheus before 2.55 cannot send custom headers; it can send `Authorization: Bearer`.
       config: { acceptsBearerToken: true },
       schema: {
+        operationId: "getMergeQueueMetrics",
         summary: "Merge queue metrics in the Prometheus text format",
         querystring: MetricsQuery,
         response: {

@@ -62,6 +62,7 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     "/submitPullRequest",
     {
       schema: {
+        operationId: "submitPullRequest",
         summary: "Submit a PR to the queue (again: change its priority)",
         body: SubmitPullRequestRequest,
         response: prResponses,
@@ -105,7 +106,14 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
 
   api.post<{ Body: PullRequestRequest }>(
     "/cancelPullRequest",
-    { schema: { summary: "Take a PR out of the queue", body: PullRequestRequest, response: prResponses } },
+    {
+      schema: {
+        operationId: "cancelPullRequest",
+        summary: "Take a PR out of the queue",
+        body: PullRequestRequest,
+        response: prResponses,
+      },
+    },
     async (request) => {
       const principal = principalOf(request);
       const access = await resolveQueue(deps, principal, request.body);
@@ -132,7 +140,14 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
 
   api.post<{ Body: PullRequestRequest }>(
     "/restartTestsOnPullRequest",
-    { schema: { summary: "Test a queued PR again", body: PullRequestRequest, response: prResponses } },
+    {
+      schema: {
+        operationId: "restartTestsOnPullRequest",
+        summary: "Test a queued PR again",
+        body: PullRequestRequest,
+        response: prResponses,
+      },
+    },
     async (request) => {
       const access = await resolveQueue(deps, principalOf(request), request.body);
       const number = Number(request.body.pr.number);
@@ -154,6 +169,7 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     "/setImpactedTargets",
     {
       schema: {
+        operationId: "setImpactedTargets",
         summary: "Set the build/test targets a PR's head commit impacts (parallel queues)",
         body: SetImpactedTargetsRequest,
         response: { 200: ImpactedTargetsResponse, ...errorResponses(400, 401, 403, 404) },
@@ -185,7 +201,14 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
 
   api.post<{ Body: PullRequestRequest }>(
     "/getSubmittedPullRequest",
-    { schema: { summary: "Read a PR's latest submission", body: PullRequestRequest, response: prResponses } },
+    {
+      schema: {
+        operationId: "getSubmittedPullRequest",
+        summary: "Read a PR's latest submission",
+        body: PullRequestRequest,
+        response: prResponses,
+      },
+    },
     async (request) => {
       const access = await resolveQueue(deps, principalOf(request), request.body);
       return currentRecord(deps, access, Number(request.body.pr.number));
@@ -196,6 +219,7 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     "/listPullRequests",
     {
       schema: {
+        operationId: "listPullRequests",
         summary: "List every submission to a queue, newest first",
         body: ListPullRequestsRequest,
         response: { 200: Type.Ref(PullRequestList), ...errorResponses(400, 401, 403, 404) },

@@ -32,6 +32,7 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
     "/createQueue",
     {
       schema: {
+        operationId: "createQueue",
         summary: "Create a merge queue for a branch",
         body: CreateQueueRequest,
         response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404, 409) },
@@ -62,6 +63,7 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
     "/getQueue",
     {
       schema: {
+        operationId: "getQueue",
         summary: "Read a queue, with its PRs in queue order",
         body: QueueRequest,
         response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404) },
@@ -74,6 +76,7 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
     "/updateQueue",
     {
       schema: {
+        operationId: "updateQueue",
         summary: "Change a queue's settings or state (running, paused, draining)",
         body: UpdateQueueRequest,
         response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404) },
@@ -98,6 +101,7 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
     "/deleteQueue",
     {
       schema: {
+        operationId: "deleteQueue",
         summary: "Delete a queue that holds no PR",
         body: QueueRequest,
         response: { 200: Type.Ref(Empty), ...errorResponses(400, 401, 403, 404, 409) },

@@ -16,6 +16,7 @@ export function registerTestRunRoutes(api: FastifyInstance, deps: ApiDependencie
     "/getMergeQueueTestingDetails",
     {
       schema: {
+        operationId: "getMergeQueueTestingDetails",
         summary: "Read a test run: its branch, commit, PRs and CI results",
         body: TestingDetailsRequest,
         response: { 200: Type.Ref(TestRunRecord), ...errorResponses(400, 401, 403, 404) },

@@ -1,0 +1,37 @@
+# Switchyard's container image: built with the dev dependencies, run from the compiled JavaScript with production
+# dependencies only, as the unprivileged `node` user. See the README's "Docker" section.
+
+# --- build: compile TypeScript, then drop the dev dependencies
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles its native module when no prebuilt binary can be fetched for the platform.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json app.yml ./
+COPY src src
+COPY db db
+COPY packages/cli/package.json packages/cli/package.json
+RUN npm run build && npm prune --omit=dev
+
+# --- runtime
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATABASE_URL=file:/data/switchyard.db
+WORKDIR /app
+COPY --from=build /app/package.json /app/app.yml ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+# SQLite's file, when DATABASE_URL is not PostgreSQL, lives on a volume the service may write.
+RUN mkdir /data && chown node:node /data
+VOLUME /data
+USER node
+EXPOSE 3000
+# Liveness: /healthz answers while the process serves requests (node has fetch; the slim image has no curl).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/src/main.js"]
