@@ -12,8 +12,10 @@ import {
   postponeCommand,
   renewClaims,
 } from "../store/outbox.ts";
-import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
-import { type CommandExecutor, isTransient, rateLimitedUntil } from "./command-executor.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
+import { queueLocation } from "../store/queue-locations.ts";
+import type { CommandExecutor } from "../ports/command-executor.ts";
+import { isTransient, rateLimitedUntil } from "../ports/github-failures.ts";
 import type { QueueRunner } from "./queue-runner.ts";
 import type { GitHubPoller } from "./scheduler.ts";
 

@@ -5,7 +5,8 @@ import { compact, type QueueEvent, type QueueState, step } from "../queue/index.
 import type { Store } from "../store/database.ts";
 import { recordDelivery } from "../store/deliveries.ts";
 import { completeCommand } from "../store/outbox.ts";
-import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
+import { queueLocation } from "../store/queue-locations.ts";
 import { loadQueueState, lockQueue, saveQueueStep } from "../store/queue-states.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";

@@ -14,7 +14,8 @@ import {
 import type { Store } from "../store/database.ts";
 import { purgeDeliveries } from "../store/deliveries.ts";
 import { purgeCompletedCommands, queuesWithDueCommands } from "../store/outbox.ts";
-import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
+import { queueLocation } from "../store/queue-locations.ts";
 import { queuesNeedingAttention } from "../store/queue-states.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
 import type { QueueRunner } from "./queue-runner.ts";

@@ -1,40 +1,12 @@
 // Test cases (contract 7.2) and the aggregates classification and quarantine keep on them (7.3, 7.4).
 import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { HealthStatus, QuarantineSetting } from "../health/classification.ts";
+import type { TestCase, TestCaseHealth, TestCaseIdentity } from "../health/test-case.ts";
 import { insertValues } from "./bulk-insert.ts";
 import type { Dialect, Store } from "./database.ts";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { TestCasesTable } from "./test-health-schema.ts";
-
-export interface TestCaseIdentity {
-  /** contract 7.2: the UUIDv5 a client can compute. */
-  id: string;
-  repositoryId: string;
-  name: string;
-  classname: string;
-  parent: string;
-  filePath: string;
-  variant: string;
-}
-
-export interface TestCaseHealth {
-  status: HealthStatus;
-  statusReason: string;
-  statusChangedAt: number;
-  quarantineSetting: QuarantineSetting;
-  quarantined: boolean;
-  /** When it last became quarantined; kept after it is released. */
-  quarantinedAt: number | null;
-  /** Healthy without any failure in the window when last classified (see TestCasesTable.settled). */
-  settled: boolean;
-}
-
-export interface TestCase extends TestCaseIdentity, TestCaseHealth {
-  /** The database's integer key, which results refer to. */
-  key: number;
-  firstSeenAt: number;
-}
 
 const insertColumns = [
   "id",

@@ -14,7 +14,8 @@ import {
 import type { HealthStatus } from "../health/classification.ts";
 import type { Dialect } from "./database.ts";
 import type { Database } from "./schema.ts";
-import { type TestCase, testCaseFromRow } from "./test-cases.ts";
+import type { TestCase } from "../health/test-case.ts";
+import { testCaseFromRow } from "./test-cases.ts";
 import type { TestCasesTable } from "./test-health-schema.ts";
 
 /** Where a page is: the first or last rows, or the rows right after or right before a row's sort key. */

@@ -1,7 +1,7 @@
 // The hourly series behind a queue page's charts, worked out from the depth now and what happened since.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CHART_HOURS, HOUR_MS, hourlySeries } from "../../src/api/pages/queues/queue-charts.ts";
+import { CHART_HOURS, HOUR_MS, hourlySeries } from "../../src/web/queues/queue-charts.ts";
 
 const now = Date.parse("2026-11-21T10:30:00Z");
 const ago = (hours: number) => now - hours * HOUR_MS;

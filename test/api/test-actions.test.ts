@@ -1,7 +1,7 @@
 // The forms of a test's page: its quarantine setting and its ticket, as set-quarantine-setting and link-ticket
 // would set them, behind the session and its anti-forgery token.
 import { beforeEach, describe, expect, it } from "vitest";
-import { BrowserSessions } from "../../src/api/pages/browser-sessions.ts";
+import { BrowserSessions } from "../../src/web/browser-sessions.ts";
 import { serviceSecret } from "../../src/store/service-secrets.ts";
 import { type TestServer, tokenFor } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";

@@ -5,8 +5,9 @@ import {
   classifyGitHubFailure,
   GitHubUnavailable,
   githubMessage,
-} from "../../src/github/errors.ts";
-import { isTransient, rateLimitedUntil } from "../../src/runner/command-executor.ts";
+  isTransient,
+  rateLimitedUntil,
+} from "../../src/ports/github-failures.ts";
 
 const request = {
   method: "PUT" as const,

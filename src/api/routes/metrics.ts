@@ -5,9 +5,9 @@ import type { FastifyInstance } from "fastify";
 import { expositionContentType } from "../../metrics/exposition.ts";
 import { queueMetricsExposition } from "../../metrics/queue-metrics.ts";
 import { principalOf } from "../auth.ts";
-import type { ApiDependencies } from "../dependencies.ts";
+import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
-import { invalidRequest } from "../problem.ts";
+import { invalidRequest } from "../../http/problem.ts";
 import { resolveRepository } from "../repo-access.ts";
 
 const MetricsQuery = Type.Object({

@@ -16,9 +16,9 @@ import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-t
 import { latestSubmissionRecord, listSubmissions } from "../../store/submissions.ts";
 import { principalOf } from "../auth.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
-import type { ApiDependencies } from "../dependencies.ts";
+import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
-import { conflict, notFound } from "../problem.ts";
+import { conflict, notFound } from "../../http/problem.ts";
 import { type QueueAccess, resolveQueue } from "../queue-access.ts";
 import {
   ImpactedTargetsResponse,

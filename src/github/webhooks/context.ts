@@ -3,7 +3,7 @@ import type { Logger, Probot } from "probot";
 import type { MergeQueueEngine } from "../../runner/engine.ts";
 import type { Store } from "../../store/database.ts";
 import { claimDelivery, completeDelivery, forgetDelivery } from "../../store/deliveries.ts";
-import { Problem } from "../../api/problem.ts";
+import { Problem } from "../../http/problem.ts";
 import type { GitHubGateway } from "../gateway.ts";
 
 /** What the webhook handlers translate into: the engine, and GitHub for facts a payload lacks. */
