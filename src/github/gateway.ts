@@ -1,12 +1,11 @@
 // Reads from GitHub through the app's installation on a repository (Probot's Octokit, authenticated as the
 // installation). Everything that asks GitHub a question goes through here or the command executor.
-import type { Probot, ProbotOctokit } from "probot";
+import type { Probot } from "probot";
 import type { ProviderMergeability, StatusReport } from "../queue/index.ts";
 import type { OpenPullRequest, RepoAddress } from "../ports/github-reads.ts";
+import type { InstallationOctokit } from "./octokit.ts";
 import { type ResolvedStatuses, resolveRequiredStatuses } from "./required-statuses.ts";
 import { checkRunReport, commitStatusReport } from "./status-reports.ts";
-
-export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
 
 export class NotInstalledError extends Error {}
 

@@ -6,7 +6,8 @@ import type { Store } from "../store/database.ts";
 import { findCommentId, rememberComment } from "../store/pull-request-comments.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
 import { classifyGitHubFailure, githubMessage } from "../ports/github-failures.ts";
-import type { GitHubGateway, InstallationOctokit } from "./gateway.ts";
+import type { GitHubGateway } from "./gateway.ts";
+import type { InstallationOctokit } from "./octokit.ts";
 import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;

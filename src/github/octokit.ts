@@ -40,6 +40,9 @@ function availability(octokit: {
   return {};
 }
 
+/** Probot's Octokit, authenticated as the app's installation on a repository. */
+export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
+
 export function githubOctokit(options: { timeoutMs: number }): typeof ProbotOctokit {
   return ProbotOctokit.plugin(availability).defaults(
     (instance: { request?: { fetch?: Fetch }; throttle?: object }) => ({

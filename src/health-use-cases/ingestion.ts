@@ -42,6 +42,7 @@ import { readReports } from "../health/report-reader.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type CheckoutReport, rememberCheckout } from "./checkout-facts.ts";
 import { firstHealth } from "../health/test-case-health.ts";
+import type { FailedTest, UploadOutcome } from "./upload-outcome.ts";
 import { keepUploadReceipt, repeatedUpload, type UploadReceiptRequest } from "./upload-receipts.ts";
 
 /** Test cases parsed, stored and classified together; large enough to amortise each statement. */
@@ -72,28 +73,9 @@ export interface UploadInput {
   now: number;
 }
 
-export interface FailedTest {
-  testId: string;
-  name: string;
-  classname: string;
-  filePath: string;
-}
-
 export interface IngestionOptions {
   /** Test cases per batch (BATCH_SIZE); tests make it small to cross batches with small reports. */
   batchSize?: number;
-}
-
-export interface UploadOutcome {
-  uploadId: string;
-  /** Every test case of the reports, skipped ones included. */
-  testResults: number;
-  /** Distinct tests whose final outcome in the upload was a failure. */
-  failures: number;
-  quarantinedFailures: number;
-  unquarantinedFailures: FailedTest[];
-  /** True when the upload has failures and each of them is a quarantined test. */
-  allFailuresQuarantined: boolean;
 }
 
 /** One test of a batch, as the reader read it, and what ingestion learns of it. */

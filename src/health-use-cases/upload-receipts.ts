@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../store/schema.ts";
 import { findUploadReceipt, saveUploadReceipt } from "../store/test-upload-receipts.ts";
-import type { UploadOutcome } from "./ingestion.ts";
+import type { UploadOutcome } from "./upload-outcome.ts";
 
 export interface UploadReceiptRequest {
   idempotencyKey: string;

@@ -15,7 +15,8 @@ import { insertQueueState, loadQueueState, lockQueue } from "../store/queue-stat
 import type { CommandExecutor } from "../ports/command-executor.ts";
 import { OutboxWorker } from "./outbox-worker.ts";
 import { type DispatchOptions, QueueRunner } from "./queue-runner.ts";
-import { type GitHubPoller, Scheduler, type SchedulerOptions } from "./scheduler.ts";
+import type { GitHubPoller } from "../ports/github-poller.ts";
+import { Scheduler, type SchedulerOptions } from "./scheduler.ts";
 
 export interface EngineDependencies {
   store: Store;

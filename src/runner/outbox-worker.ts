@@ -17,7 +17,7 @@ import { queueLocation } from "../store/queue-locations.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
 import { isTransient, rateLimitedUntil } from "../ports/github-failures.ts";
 import type { QueueRunner } from "./queue-runner.ts";
-import type { GitHubPoller } from "./scheduler.ts";
+import type { GitHubPoller } from "../ports/github-poller.ts";
 
 /**
  * A claim lapses this long after its holder's last heartbeat: a replica killed mid-command holds up its queue's

@@ -4,12 +4,9 @@
 import type { Logger } from "probot";
 import {
   mergeabilityRechecksDue,
-  type PullRequestFacts,
   pullRequestsToRecheck,
   type QueueEvent,
   type QueueState,
-  type RequiredStatusesSource,
-  type StatusReport,
 } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
 import { purgeDeliveries } from "../store/deliveries.ts";
@@ -17,24 +14,9 @@ import { purgeCompletedCommands, queuesWithDueCommands } from "../store/outbox.t
 import type { QueueLocation } from "../ports/queue-location.ts";
 import { queueLocation } from "../store/queue-locations.ts";
 import { queuesNeedingAttention } from "../store/queue-states.ts";
+import type { GitHubPoller } from "../ports/github-poller.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
 import type { QueueRunner } from "./queue-runner.ts";
-
-/** What the scheduler reads from GitHub. */
-export interface GitHubPoller {
-  ciReports(location: QueueLocation, sha: string): Promise<StatusReport[]>;
-  pullRequest(location: QueueLocation, number: number): Promise<PullRequestFacts | null>;
-  /** The head of a test branch that holds every one of `commits`, else null. */
-  builtBranchHead(
-    location: QueueLocation,
-    branch: string,
-    commits: readonly string[],
-  ): Promise<string | null>;
-  requiredStatuses(
-    location: QueueLocation,
-    targetBranch: string,
-  ): Promise<{ statuses: string[]; source: RequiredStatusesSource }>;
-}
 
 const hourMs = 3_600_000;
 

@@ -26,7 +26,7 @@ import {
   sectionNames,
 } from "./repository-page-html.ts";
 import { messagePage, type SignInTarget } from "./test-page-html.ts";
-import type { PageContext } from "./test-pages.ts";
+import type { PageContext } from "./page-context.ts";
 
 /**
  * The failures of the last 7 days as of a walk's snapshot: (snapshot - 7 days, snapshot], so that a failure

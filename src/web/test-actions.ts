@@ -13,7 +13,7 @@ import { fromAnotherSite, isFormToken } from "./browser-sessions.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { showTestPage, testSignIn, visibleTest } from "./test-page.ts";
 import { type Change, changes, messagePage } from "./test-page-html.ts";
-import type { PageContext } from "./test-pages.ts";
+import type { PageContext } from "./page-context.ts";
 
 const isChange = (value: string): value is Change => (changes as readonly string[]).includes(value);
 const isQuarantineSetting = (value: string): value is (typeof quarantineSettings)[number] =>

@@ -10,7 +10,7 @@ import { fullTestRecords } from "../health-use-cases/test-records.ts";
 import { repositoryPagePath } from "./page-addresses.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { changes, type SignInTarget, type TriageView, testPage } from "./test-page-html.ts";
-import type { PageContext, Visitor } from "./test-pages.ts";
+import type { PageContext, Visitor } from "./page-context.ts";
 
 /** How many of the latest results the page lists. */
 const RECENT_RESULTS = 50;

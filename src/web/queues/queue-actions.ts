@@ -10,10 +10,10 @@ import { PRIORITY_VALUES } from "../../queue/priority.ts";
 import { fromAnotherSite, isFormToken } from "../browser-sessions.ts";
 import { notFoundPage, sendPage } from "../page-replies.ts";
 import { messagePage } from "../test-page-html.ts";
-import type { PageContext } from "../test-pages.ts";
+import type { PageContext } from "../page-context.ts";
 import { queuePath } from "./queue-addresses.ts";
 import { namedQueue } from "./queue-page.ts";
-import type { QueuePageRequest } from "./queue-pages.ts";
+import type { QueuePageRequest } from "./queue-page-request.ts";
 
 const queueActions = ["pause", "resume", "drain"] as const;
 const pullRequestActions = ["cancel", "restart", "urgent"] as const;

@@ -1,7 +1,7 @@
 // The HTML of one queue's page. Each queued PR has an anchor (#pr-<number>) the PR comment and commit status link
 // to; its run is drawn as a train of boxes: the target's commit, the PRs ahead it is tested on, then its batch.
 import { html, link, type Markup, page, tableSection, time } from "../html.ts";
-import type { DepartedView, QueuedPullRequestView, QueuePageView, RunView } from "./queue-page.ts";
+import type { DepartedView, QueuedPullRequestView, QueuePageView, RunView } from "./queue-page-view.ts";
 import { barChart } from "./chart-svg.ts";
 import { liveScriptPath } from "./live-script.ts";
 import type { HourlySeries } from "./queue-charts.ts";

@@ -14,67 +14,18 @@ import {
 import { findQueue } from "../../store/queues.ts";
 import { pullRequestUrl } from "../../urls.ts";
 import { notFoundPage, sendPage, sendUnchanged } from "../page-replies.ts";
-import type { PageContext } from "../test-pages.ts";
+import type { PageContext } from "../page-context.ts";
 import { queuePath } from "./queue-addresses.ts";
-import { CHART_HOURS, HOUR_MS, type HourlySeries, hourlySeries } from "./queue-charts.ts";
+import { CHART_HOURS, HOUR_MS, hourlySeries } from "./queue-charts.ts";
 import { queueLivePart, queuePage } from "./queue-page-html.ts";
-import type { QueuePageRequest } from "./queue-pages.ts";
+import type { DepartedView, QueuePageView, RunView } from "./queue-page-view.ts";
+import type { QueuePageRequest } from "./queue-page-request.ts";
 import { changeNotices, queueStateOf } from "./queue-words.ts";
 
 /** How often the times PRs have waited move on the page. */
 const WAITING_TIME_STEP_MS = 15_000;
 /** The most departures the page lists; a busy queue's day is summarised by its charts. */
 export const DEPARTED_LIMIT = 200;
-
-export interface CheckView {
-  name: string;
-  state: string;
-  url: string;
-}
-
-/** A run as a train of boxes: the target's head, the PRs ahead it depends on, then its own PRs (its batch). */
-export interface RunView {
-  id: string;
-  status: string;
-  testBranch: string;
-  basisSha: string;
-  dependsOn: number[];
-  batch: number[];
-  checks: CheckView[];
-}
-
-export interface QueuedPullRequestView {
-  position: number;
-  number: number;
-  url: string;
-  title: string;
-  author: string;
-  state: string;
-  priority: string;
-  submittedAt: number;
-  stateReason: string;
-  stateDetail: string;
-  run: RunView | null;
-}
-
-export interface DepartedView extends DepartedPullRequest {
-  url: string;
-  /** Whether this row is the PR's place on the page (#pr-<number>): its latest departure, while not queued again. */
-  anchored: boolean;
-}
-
-export interface QueuePageView {
-  repositoryName: string;
-  branch: string;
-  /** Below the service's root. */
-  repositoryQueuesPath: string;
-  state: string;
-  now: number;
-  pullRequests: QueuedPullRequestView[];
-  departed: DepartedView[];
-  charts: HourlySeries;
-  settings: [string, string][];
-}
 
 function runView(run: TestRun): RunView {
   const checks = Object.values(run.reports).map((report) => ({

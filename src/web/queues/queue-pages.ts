@@ -2,11 +2,11 @@
 // (repository-queues-page.ts) and one queue (queue-page.ts). Signed in as the test pages are (the same session
 // cookie, the same sign-in form), and the token's organization must cover the repository, as in the API.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { findRepository, type Repository } from "../../store/repositories.ts";
+import { findRepository } from "../../store/repositories.ts";
 import { organizationCovers } from "../../http/organization-access.ts";
 import { notFoundPage, sendPage } from "../page-replies.ts";
 import { messagePage } from "../test-page-html.ts";
-import { preparePages, type PageContext, type Visitor } from "../test-pages.ts";
+import { preparePages, type PageContext } from "../page-context.ts";
 import {
   type QueueAddress,
   queueAddressOf,
@@ -14,19 +14,11 @@ import {
   queueSignIn,
   toRootFrom,
 } from "./queue-addresses.ts";
+import type { QueuePageRequest } from "./queue-page-request.ts";
 import { liveScript, liveScriptPath } from "./live-script.ts";
 import { changeQueue, postedFromAnotherSite } from "./queue-actions.ts";
 import { showQueuePage } from "./queue-page.ts";
 import { showRepositoryQueues } from "./repository-queues-page.ts";
-
-/** A page request its visitor may see: who asks, the repository and queue it names, and the way to the root. */
-export interface QueuePageRequest {
-  visitor: Visitor;
-  repository: Repository;
-  branch: string | null;
-  /** Leads from the page up to the service's root, for links relative to it. */
-  root: string;
-}
 
 /**
  * The visitor and repository of a request to `address`, or null once the reply is sent: a sign-in form without a

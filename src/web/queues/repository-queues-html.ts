@@ -2,7 +2,7 @@
 import { html, link, type Markup, page, tableSection } from "../html.ts";
 import { queueStyle } from "./queue-style.ts";
 import { durationInWords } from "./queue-words.ts";
-import type { QueueSummary, RepositoryQueuesView } from "./repository-queues-page.ts";
+import type { QueueSummary, RepositoryQueuesView } from "./repository-queues-view.ts";
 
 const optionalDuration = (ms: number | null) => (ms === null ? "—" : durationInWords(ms));
 

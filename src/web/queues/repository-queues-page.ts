@@ -5,37 +5,15 @@ import { inProgressRuns } from "../../queue/run-lifecycle.ts";
 import { mergeDurations, repositoryQueues } from "../../store/queue-history.ts";
 import { transitionsByState } from "../../store/queue-metrics.ts";
 import { sendPage } from "../page-replies.ts";
-import type { PageContext } from "../test-pages.ts";
+import type { PageContext } from "../page-context.ts";
 import { queuePath } from "./queue-addresses.ts";
-import type { QueuePageRequest } from "./queue-pages.ts";
+import type { QueuePageRequest } from "./queue-page-request.ts";
 import { percentile, queueStateOf } from "./queue-words.ts";
 import { repositoryQueuesPage } from "./repository-queues-html.ts";
+import type { QueueSummary, RepositoryQueuesView } from "./repository-queues-view.ts";
 
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
-
-export interface QueueSummary {
-  branch: string;
-  /** Below the service's root. */
-  path: string;
-  state: string;
-  mode: string;
-  depth: number;
-  runsInFlight: number;
-  mergedLastHour: number;
-  failedLastHour: number;
-  /** Submission to merge of today's (UTC) merges; null when nothing merged today. */
-  timeToMergeP50: number | null;
-  timeToMergeP95: number | null;
-}
-
-export interface RepositoryQueuesView {
-  repositoryName: string;
-  repositoryUrl: string;
-  /** The repository's test health page, below the service's root. */
-  testsPath: string;
-  queues: QueueSummary[];
-}
 
 export async function repositoryQueuesView(
   deps: PageContext["deps"],

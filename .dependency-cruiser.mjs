@@ -15,7 +15,7 @@ const drivingAdapters = "^src/(github|metrics|cli|http|api|web)/";
 const entry = "^src/(main|app|setup-server|http-server|operator-endpoints)[.]ts$";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
-module.exports = {
+export default {
   forbidden: [
     {
       name: "core-is-pure",
@@ -61,7 +61,8 @@ module.exports = {
     },
     {
       name: "adapters-stay-apart",
-      comment: "GitHub, metrics, the CLI and the shared HTTP edge do not reach into one another (all may use src/http/).",
+      comment:
+        "GitHub, metrics, the CLI and the shared HTTP edge do not reach into one another (all may use src/http/).",
       severity: "error",
       from: { path: "^src/(github|metrics|cli|http)/" },
       to: { path: "^src/(github|metrics|cli)/", pathNot: "^src/$1/" },
