@@ -6,7 +6,7 @@ import type { Config } from "./config.ts";
 import { GitHubCommandExecutor } from "./github/github-commands.ts";
 import { GitHubGateway } from "./github/gateway.ts";
 import { githubInstallations, registerInstallationWebhooks } from "./github/installations.ts";
-import { registerQueueWebhooks } from "./github/webhooks/index.ts";
+import { registerQueueWebhooks } from "./github/webhooks/webhook-handlers.ts";
 import { scheduleTestHealthMaintenance } from "./health-use-cases/maintenance.ts";
 import { storedRepositoryFacts } from "./health-use-cases/checkout-facts.ts";
 import { processMetricsRegistry } from "./metrics/process-metrics.ts";

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "probot";
 import type { Registry } from "prom-client";
 import type { Store } from "./store/database.ts";
-import { checkReadiness } from "./store/readiness.ts";
+import { checkReadiness } from "./store/database-readiness.ts";
 import { openApiPath } from "./api/openapi.ts";
 import { testPagesPrefix } from "./web/test-pages.ts";
 import { Problem, problemContentType } from "./http/problem.ts";

@@ -5,7 +5,7 @@ import type { ProviderMergeability, StatusReport } from "../queue/index.ts";
 import type { OpenPullRequest, RepoAddress } from "../ports/github-reads.ts";
 import type { InstallationOctokit } from "./octokit.ts";
 import { type ResolvedStatuses, resolveRequiredStatuses } from "./required-statuses.ts";
-import { checkRunReport, commitStatusReport } from "./status-reports.ts";
+import { checkRunReport, commitStatusReport } from "./check-payloads.ts";
 
 export class NotInstalledError extends Error {}
 

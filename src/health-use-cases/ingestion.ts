@@ -13,12 +13,11 @@ import {
   insertNewTestCases,
   loadTestCases,
   type NewTestCases,
-  type TestCaseKeyCache,
   testCaseKeyAllocator,
-  testCaseKeyCache,
   testCaseKeys,
   unsettledTestKeys,
 } from "../store/test-cases.ts";
+import { type TestCaseKeyCache, testCaseKeyCache } from "../store/test-case-key-cache.ts";
 import { testHealthSettings } from "../store/test-health-settings.ts";
 import { insertResults, insertUpload, recordUploadCounts, type Upload } from "../store/test-results.ts";
 import {
@@ -27,7 +26,8 @@ import {
   healthyWithoutFailures,
   type TestRun,
 } from "../health/classification.ts";
-import type { JunitInput, TestOutcome } from "../health/junit-parser.ts";
+import type { JunitInput } from "../health/junit-documents.ts";
+import type { TestOutcome } from "../health/parsed-report.ts";
 import {
   failureSummaries,
   isFailure,

@@ -8,10 +8,10 @@ import {
   inTestHealthTransaction,
   repositoriesWithTestCases,
   repositoriesWithUnsettledTests,
-  testCaseKeyCache,
   unsettledTestKeys,
 } from "../store/test-cases.ts";
-import { LISTING_SNAPSHOT_LIFETIME_MS } from "../store/test-listings.ts";
+import { testCaseKeyCache } from "../store/test-case-key-cache.ts";
+import { LISTING_SNAPSHOT_LIFETIME_MS } from "../health/listings.ts";
 import { testHealthSettings } from "../store/test-health-settings.ts";
 import { purgeResults } from "../store/test-results.ts";
 import { purgeUploadReceipts } from "../store/test-upload-receipts.ts";

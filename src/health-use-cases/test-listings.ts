@@ -9,30 +9,25 @@ import {
   countFailingTests,
   countQuarantinedTests,
   countUnhealthyTests,
+  failingTestsPage,
+  quarantinedTestsPage,
+  unhealthyTestsPage,
+} from "../store/test-listings.ts";
+import {
   type FailingTest,
   type FailureCountKey,
-  failingTestsPage,
   failureCountKey,
-  quarantinedTestsPage,
+  isFailureCountKey,
+  isQuarantineKey,
+  isStatusChangeKey,
   quarantineKey,
   type QuarantineKey,
   type StatusChangeKey,
   statusChangeKey,
-  unhealthyTestsPage,
-} from "../store/test-listings.ts";
+} from "../health/listings.ts";
 import { type Listing, PageTokens } from "./page-tokens.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
-
-const isNumberPair = (value: unknown): value is [number, number] =>
-  Array.isArray(value) && value.length === 2 && value.every(Number.isSafeInteger);
-
-const isFailureCountKey = (value: unknown): value is FailureCountKey =>
-  Array.isArray(value) &&
-  value.length === 3 &&
-  Number.isSafeInteger(value[0]) &&
-  typeof value[1] === "string" &&
-  Number.isSafeInteger(value[2]);
 
 /** The signer of the listings' page tokens, read from the database once, when first needed. */
 export function listingPageTokens(store: Store): () => Promise<PageTokens> {
@@ -53,7 +48,7 @@ export function unhealthyTestsListing(
     page: (snapshot, position, limit) =>
       unhealthyTestsPage(store.db, repository.id, status, snapshot, position, limit),
     keyOf: statusChangeKey,
-    isKey: isNumberPair,
+    isKey: isStatusChangeKey,
   };
 }
 
@@ -68,7 +63,7 @@ export function quarantinedTestsListing(
     page: (snapshot, position, limit) =>
       quarantinedTestsPage(store.db, repository.id, snapshot, position, limit),
     keyOf: quarantineKey,
-    isKey: isNumberPair,
+    isKey: isQuarantineKey,
   };
 }
 

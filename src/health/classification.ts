@@ -1,5 +1,5 @@
 // contract 7.3 (classification) and 7.4 (quarantine), as pure functions of a test's recent runs.
-import type { TestOutcome } from "./junit-parser.ts";
+import type { TestOutcome } from "./parsed-report.ts";
 
 export type HealthStatus = "healthy" | "flaky" | "broken";
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { setAutoQuarantine } from "../../src/health-use-cases/auto-quarantine.ts";
+import { setAutoQuarantine } from "../../src/health-use-cases/auto-quarantine-switch.ts";
 import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
 import { maintainTestHealth } from "../../src/health-use-cases/maintenance.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";

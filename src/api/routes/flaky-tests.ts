@@ -4,10 +4,10 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
 import { ingestUpload } from "../../health-use-cases/ingestion.ts";
 import { IdempotencyKeyReused, uploadRequestHash } from "../../health-use-cases/upload-receipts.ts";
-import { JunitParseError } from "../../health/junit-parser.ts";
+import { JunitParseError } from "../../health/parsed-report.ts";
 import { stableBranches } from "../../health-use-cases/checkout-facts.ts";
 import type { TestCase } from "../../health/test-case.ts";
-import type { QuarantineKey, StatusChangeKey } from "../../store/test-listings.ts";
+import type { QuarantineKey, StatusChangeKey } from "../../health/listings.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import {
   flakyTestSchemas,

@@ -3,7 +3,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { expositionContentType } from "../../metrics/exposition.ts";
-import { queueMetricsExposition } from "../../metrics/queue-metrics.ts";
+import { queueMetricsExposition } from "../../metrics/queue-exposition.ts";
 import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";

@@ -13,7 +13,7 @@ import {
 } from "../../queue/index.ts";
 import { awaitedBranchEvents } from "../../github/awaited-branch.ts";
 import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-targets.ts";
-import { latestSubmissionRecord, listSubmissions } from "../../store/submissions.ts";
+import { latestSubmissionRecord, listSubmissions } from "../../store/submission-records.ts";
 import { principalOf } from "../auth.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";

@@ -2,7 +2,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { testRunView } from "../../queue/index.ts";
-import { findTestRunRecord } from "../../store/submissions.ts";
+import { findTestRunRecord } from "../../store/submission-records.ts";
 import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
