@@ -1,4 +1,5 @@
-// The /v1 HTTP layer: a Fastify instance that Probot's server hands every /v1 request to (DESIGN.md 3).
+// The HTTP server of the service: one Fastify instance that Probot's server hands every /v1, /tests and /queues
+// request to, with the /v1 routes (src/api/) and the pages (src/web/) mounted in it (docs/architecture.md).
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";

@@ -1,5 +1,6 @@
-// The shell around the queue core (DESIGN.md section 1): lock the queue, load its state, step, save the
-// new state with its commands and projections in one transaction, then hand the commands to the worker.
+// The shell around the queue core, a use case in the terms of docs/architecture.md: lock the queue, load its
+// state, step, save the new state with its commands and projections in one transaction, then hand the commands
+// to the worker.
 import type { Logger } from "probot";
 import { compact, type QueueEvent, type QueueState, step } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";

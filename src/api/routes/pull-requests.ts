@@ -11,7 +11,7 @@ import {
   type QueueEvent,
   type QueueState,
 } from "../../queue/index.ts";
-import { awaitedBranchEvents } from "../../github/awaited-branch.ts";
+import { awaitedBranchEvents } from "../../runner/awaited-branch.ts";
 import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-targets.ts";
 import { latestSubmissionRecord, listSubmissions } from "../../store/submission-records.ts";
 import { principalOf } from "../auth.ts";
