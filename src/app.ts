@@ -14,11 +14,12 @@ import { MergeQueueEngine } from "./runner/engine.ts";
 import type { Store } from "./store/database.ts";
 import { pullRequestUrl, queuePageUrl } from "./urls.ts";
 import packageJson from "../package.json" with { type: "json" };
+import type { Clock } from "./ports/clock.ts";
 
 export interface AppDependencies {
   config: Config;
   store: Store;
-  clock?: () => number;
+  clock?: Clock;
   /** Receives the engine once built (the process entry stops it; tests drive it). */
   onEngine?: (engine: MergeQueueEngine) => void;
   /** Start the background timers (tests step the scheduler themselves). */

@@ -5,6 +5,7 @@ import type { InstallationDirectory, RepositoryRef } from "../ports/github-reads
 import type { Store } from "../store/database.ts";
 import { forgetInstallation, rememberRepository } from "../store/repositories.ts";
 import { GitHubUnavailable } from "../ports/github-failures.ts";
+import type { Clock } from "../ports/clock.ts";
 
 export function githubInstallations(app: Probot): InstallationDirectory {
   return {
@@ -35,12 +36,7 @@ function refsOf(host: string, repositories: RepoPayload[] | undefined): Reposito
   });
 }
 
-export function registerInstallationWebhooks(
-  app: Probot,
-  store: Store,
-  host: string,
-  clock: () => number,
-): void {
+export function registerInstallationWebhooks(app: Probot, store: Store, host: string, clock: Clock): void {
   const remember = async (installationId: number, repositories: RepoPayload[] | undefined) => {
     for (const ref of refsOf(host, repositories)) {
       await rememberRepository(store.db, { ...ref, installationId }, clock());

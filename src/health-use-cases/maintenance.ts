@@ -17,6 +17,7 @@ import { purgeResults } from "../store/test-results.ts";
 import { purgeUploadReceipts } from "../store/test-upload-receipts.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type RepositoryFacts, stableBranches } from "./checkout-facts.ts";
+import type { Clock } from "../ports/clock.ts";
 
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -25,7 +26,7 @@ export interface MaintenanceDependencies {
   store: Store;
   facts: RepositoryFacts;
   retentionDays: number;
-  clock: () => number;
+  clock: Clock;
   log: Logger;
 }
 

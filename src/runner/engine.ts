@@ -17,10 +17,11 @@ import { OutboxWorker } from "./outbox-worker.ts";
 import { type DispatchOptions, QueueRunner } from "./queue-runner.ts";
 import type { GitHubPoller } from "../ports/github-poller.ts";
 import { Scheduler, type SchedulerOptions } from "./scheduler.ts";
+import type { Clock } from "../ports/clock.ts";
 
 export interface EngineDependencies {
   store: Store;
-  clock: () => number;
+  clock: Clock;
   log: Logger;
   executor: CommandExecutor;
   github: GitHubPoller;

@@ -11,10 +11,11 @@ import { queueLocation } from "../store/queue-locations.ts";
 import { loadQueueState, lockQueue, saveQueueStep } from "../store/queue-states.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
+import type { Clock } from "../ports/clock.ts";
 
 export interface RunnerDependencies {
   store: Store;
-  clock: () => number;
+  clock: Clock;
   log: Logger;
   /** A PR's web address, for test run records. */
   prUrl: (location: QueueLocation, prNumber: number) => string;

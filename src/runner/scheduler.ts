@@ -17,6 +17,7 @@ import { queuesNeedingAttention } from "../store/queue-states.ts";
 import type { GitHubPoller } from "../ports/github-poller.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
 import type { QueueRunner } from "./queue-runner.ts";
+import type { Clock } from "../ports/clock.ts";
 
 const hourMs = 3_600_000;
 
@@ -39,7 +40,7 @@ export class Scheduler {
       runner: QueueRunner;
       worker: OutboxWorker;
       github: GitHubPoller;
-      clock: () => number;
+      clock: Clock;
       log: Logger;
     },
     private readonly options: SchedulerOptions,

@@ -5,6 +5,7 @@ import type { Store } from "../../store/database.ts";
 import { claimDelivery, completeDelivery, forgetDelivery } from "../../store/deliveries.ts";
 import { Problem } from "../../http/problem.ts";
 import type { GitHubGateway } from "../gateway.ts";
+import type { Clock } from "../../ports/clock.ts";
 
 /** What the webhook handlers translate into: the engine, and GitHub for facts a payload lacks. */
 export interface WebhookDependencies {
@@ -13,7 +14,7 @@ export interface WebhookDependencies {
   github: GitHubGateway;
   githubHost: string;
   log: Logger;
-  clock: () => number;
+  clock: Clock;
 }
 
 export interface RepositoryPayload {

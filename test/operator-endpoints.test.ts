@@ -1,10 +1,10 @@
 // /healthz, /readyz and /metrics: outside /v1, without a token, for load balancers, Kubernetes probes and the
 // operator's Prometheus.
 import { afterEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/store/database.ts";
-import { latestMigration } from "../../src/store/migrations.ts";
-import { startTestServer, type TestServer } from "../support/api-server.ts";
-import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { openDatabase } from "../src/store/database.ts";
+import { latestMigration } from "../src/store/migrations.ts";
+import { startTestServer, type TestServer } from "./support/api-server.ts";
+import { createTestStore, type TestStore, testDialects } from "./support/database.ts";
 
 describe.each(testDialects)("operator endpoints on %s", (dialect) => {
   let store: TestStore;
