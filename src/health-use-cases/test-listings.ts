@@ -1,18 +1,8 @@
 // The test-health listings (contract 7.5) as readPage walks them: what each lists, how its rows are counted and
 // read as of a snapshot, and its sort key. The /v1 listing endpoints and a repository's page read the same ones.
 import type { HealthStatus } from "../health/classification.ts";
-import type { Store } from "../store/database.ts";
-import type { Repository } from "../store/repositories.ts";
-import { serviceSecret } from "../store/service-secrets.ts";
 import type { TestCase } from "../health/test-case.ts";
-import {
-  countFailingTests,
-  countQuarantinedTests,
-  countUnhealthyTests,
-  failingTestsPage,
-  quarantinedTestsPage,
-  unhealthyTestsPage,
-} from "../store/test-listings.ts";
+import type { TestListingReads } from "../ports/test-listing-reads.ts";
 import {
   type FailingTest,
   type FailureCountKey,
@@ -29,24 +19,26 @@ import { type Listing, PageTokens } from "./page-tokens.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/** The repository a listing is of: only its id is read. */
+type ListedRepository = { id: string };
+
 /** The signer of the listings' page tokens, read from the database once, when first needed. */
-export function listingPageTokens(store: Store): () => Promise<PageTokens> {
+export function listingPageTokens(reads: TestListingReads): () => Promise<PageTokens> {
   let pageTokens: Promise<PageTokens> | undefined;
-  return () =>
-    (pageTokens ??= serviceSecret(store.db, "page_tokens").then((secret) => new PageTokens(secret)));
+  return () => (pageTokens ??= reads.pageTokenSecret().then((secret) => new PageTokens(secret)));
 }
 
 /** Flaky or broken tests, most recent status change first. */
 export function unhealthyTestsListing(
-  store: Store,
-  repository: Repository,
+  reads: TestListingReads,
+  repository: ListedRepository,
   status: Exclude<HealthStatus, "healthy">,
 ): Listing<TestCase, StatusChangeKey> {
   return {
     query: ["unhealthy", repository.id, status],
-    count: (snapshot) => countUnhealthyTests(store.db, repository.id, status, snapshot),
+    count: (snapshot) => reads.countUnhealthyTests(repository.id, status, snapshot),
     page: (snapshot, position, limit) =>
-      unhealthyTestsPage(store.db, repository.id, status, snapshot, position, limit),
+      reads.unhealthyTestsPage(repository.id, status, snapshot, position, limit),
     keyOf: statusChangeKey,
     isKey: isStatusChangeKey,
   };
@@ -54,14 +46,13 @@ export function unhealthyTestsListing(
 
 /** Quarantined tests, most recently quarantined first. */
 export function quarantinedTestsListing(
-  store: Store,
-  repository: Repository,
+  reads: TestListingReads,
+  repository: ListedRepository,
 ): Listing<TestCase, QuarantineKey> {
   return {
     query: ["quarantined", repository.id],
-    count: (snapshot) => countQuarantinedTests(store.db, repository.id, snapshot),
-    page: (snapshot, position, limit) =>
-      quarantinedTestsPage(store.db, repository.id, snapshot, position, limit),
+    count: (snapshot) => reads.countQuarantinedTests(repository.id, snapshot),
+    page: (snapshot, position, limit) => reads.quarantinedTestsPage(repository.id, snapshot, position, limit),
     keyOf: quarantineKey,
     isKey: isQuarantineKey,
   };
@@ -75,8 +66,8 @@ export interface FailureWindow {
 
 /** Tests with failures in a window, most failures first, then by name. */
 export function failingTestsListing(
-  store: Store,
-  repository: Repository,
+  reads: TestListingReads,
+  repository: ListedRepository,
   window: FailureWindow,
   retentionDays: number,
 ): Listing<FailingTest, FailureCountKey> {
@@ -93,9 +84,8 @@ export function failingTestsListing(
   };
   return {
     query: ["failing", repository.id, ...window.query],
-    count: (snapshot) => countFailingTests(store.db, rangeAt(snapshot)),
-    page: (snapshot, position, limit) =>
-      failingTestsPage(store.db, store.dialect, rangeAt(snapshot), position, limit),
+    count: (snapshot) => reads.countFailingTests(rangeAt(snapshot)),
+    page: (snapshot, position, limit) => reads.failingTestsPage(rangeAt(snapshot), position, limit),
     keyOf: failureCountKey,
     isKey: isFailureCountKey,
   };

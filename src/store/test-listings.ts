@@ -13,7 +13,9 @@ import {
   sql,
 } from "kysely";
 import type { HealthStatus } from "../health/classification.ts";
-import type { Dialect } from "./database.ts";
+import type { TestListingReads, FailureRange } from "../ports/test-listing-reads.ts";
+import type { Dialect, Store } from "./database.ts";
+import { serviceSecret } from "./service-secrets.ts";
 import type { Database } from "./schema.ts";
 import type { TestCase } from "../health/test-case.ts";
 import { testCaseFromRow } from "./test-cases.ts";
@@ -136,14 +138,6 @@ export async function quarantinedTestsPage(
   return newestFirstPage(query, "quarantined_at", position, limit);
 }
 
-/** The failures of a repository that list-failing-tests counts: in [from, to), received by `snapshot`. */
-export interface FailureRange {
-  repositoryId: string;
-  from: number;
-  to: number;
-  snapshot: number;
-}
-
 export async function countFailingTests(db: Kysely<Database>, range: FailureRange): Promise<number> {
   const row = await db
     .selectFrom("test_failures")
@@ -195,4 +189,18 @@ export async function failingTestsPage(
     limit,
     position,
   );
+}
+
+/** The test-health listings' reads on this database. */
+export function testListingReads(store: Store): TestListingReads {
+  const { db, dialect } = store;
+  return {
+    countUnhealthyTests: (...args) => countUnhealthyTests(db, ...args),
+    unhealthyTestsPage: (...args) => unhealthyTestsPage(db, ...args),
+    countQuarantinedTests: (...args) => countQuarantinedTests(db, ...args),
+    quarantinedTestsPage: (...args) => quarantinedTestsPage(db, ...args),
+    countFailingTests: (range) => countFailingTests(db, range),
+    failingTestsPage: (...args) => failingTestsPage(db, dialect, ...args),
+    pageTokenSecret: () => serviceSecret(db, "page_tokens"),
+  };
 }

@@ -27,6 +27,7 @@ import {
 } from "./repository-page-html.ts";
 import { messagePage, type SignInTarget } from "./test-page-html.ts";
 import type { PageContext } from "./page-context.ts";
+import { testListingReads } from "../store/test-listings.ts";
 
 /**
  * The failures of the last 7 days as of a walk's snapshot: (snapshot - 7 days, snapshot], so that a failure
@@ -53,7 +54,8 @@ interface ListedTest {
 export function registerRepositoryPage(pages: FastifyInstance, context: PageContext): void {
   const { deps } = context;
   const { store } = deps;
-  const tokens = listingPageTokens(store);
+  const listings = testListingReads(store);
+  const tokens = listingPageTokens(listings);
 
   pages.get<{ Params: { host: string; owner: string; name: string }; Querystring: Record<string, unknown> }>(
     "/:host/:owner/:name",
@@ -91,12 +93,12 @@ export function registerRepositoryPage(pages: FastifyInstance, context: PageCont
       let sections;
       try {
         sections = await Promise.all([
-          read("broken", unhealthyTestsListing(store, repository, "broken"), asListed),
-          read("flaky", unhealthyTestsListing(store, repository, "flaky"), asListed),
-          read("quarantined", quarantinedTestsListing(store, repository), asListed),
+          read("broken", unhealthyTestsListing(listings, repository, "broken"), asListed),
+          read("flaky", unhealthyTestsListing(listings, repository, "flaky"), asListed),
+          read("quarantined", quarantinedTestsListing(listings, repository), asListed),
           read(
             "failing",
-            failingTestsListing(store, repository, lastSevenDays, deps.config.testResultsRetentionDays),
+            failingTestsListing(listings, repository, lastSevenDays, deps.config.testResultsRetentionDays),
             (row) => row,
           ),
         ]);

@@ -42,6 +42,7 @@ import {
   unhealthyTestRecord,
 } from "../../health-use-cases/test-records.ts";
 import { linkTestTicket, setQuarantineSetting, testOf } from "../../health-use-cases/test-triage.ts";
+import { testListingReads } from "../../store/test-listings.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** A client clock may run ahead of ours, but not by days: such a time would count as recent for weeks. */
@@ -50,7 +51,8 @@ const MAX_CLOCK_AHEAD_MS = DAY_MS;
 export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependencies): void {
   for (const schema of flakyTestSchemas) api.addSchema(schema);
   const { store, config } = deps;
-  const tokens = listingPageTokens(store);
+  const listings = testListingReads(store);
+  const tokens = listingPageTokens(listings);
 
   api.post<{ Body: UploadRequest }>(
     "/flaky-tests/upload",
@@ -176,7 +178,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const { rows, page } = await readPage(
         await tokens(),
         body.page_query,
-        failingTestsListing(store, repository, window, config.testResultsRetentionDays),
+        failingTestsListing(listings, repository, window, config.testResultsRetentionDays),
         deps.clock(),
       );
       return {
@@ -206,7 +208,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const { rows, page } = await readPage<TestCase, StatusChangeKey>(
         await tokens(),
         body.page_query,
-        unhealthyTestsListing(store, repository, status),
+        unhealthyTestsListing(listings, repository, status),
         deps.clock(),
       );
       const [context, statistics] = await Promise.all([
@@ -235,7 +237,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const { rows, page } = await readPage<TestCase, QuarantineKey>(
         await tokens(),
         body.page_query,
-        quarantinedTestsListing(store, repository),
+        quarantinedTestsListing(listings, repository),
         deps.clock(),
       );
       const context = await recordContext(deps, repository);
