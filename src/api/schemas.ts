@@ -40,7 +40,14 @@ export const pullRequestStates = [
 
 const StatusName = Type.String({ minLength: 1, maxLength: 255 });
 
-/** Every setting of contract 4; all optional in createQueue and updateQueue. */
+const confirmFailuresDescription =
+  "extension, default false: a PR whose tests failed is tested once more, alone on the same base, and fails only " +
+  "if that run fails too (a pass shows the first failure was a flake)";
+const adaptiveBatchingDescription =
+  "extension, default false: with batch on, the batch size follows the share of PRs that failed in the last " +
+  "3 hours (fewer PRs per batch while failures are frequent), at most batchingMinSize";
+
+/** Every setting of contract 4, and the extensions; all optional in createQueue and updateQueue. */
 export const QueueSettingsInput = {
   mode: Type.Optional(LowercaseEnum(queueModes)),
   concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
@@ -59,6 +66,8 @@ export const QueueSettingsInput = {
   directMergeMode: Type.Optional(LowercaseEnum(directMergeModes)),
   optimizationMode: Type.Optional(LowercaseEnum(optimizationModes)),
   mergeMethod: Type.Optional(LowercaseEnum(mergeMethods)),
+  confirmFailures: Type.Optional(Type.Boolean({ description: confirmFailuresDescription })),
+  adaptiveBatching: Type.Optional(Type.Boolean({ description: adaptiveBatchingDescription })),
 };
 
 export const CreateQueueRequest = Type.Object({ ...QueueTarget, ...QueueSettingsInput });
@@ -142,6 +151,8 @@ export const QueueRecord = Type.Object(
     directMergeMode: LowercaseEnum(directMergeModes),
     optimizationMode: LowercaseEnum(optimizationModes),
     mergeMethod: LowercaseEnum(mergeMethods),
+    confirmFailures: Type.Boolean({ description: confirmFailuresDescription }),
+    adaptiveBatching: Type.Boolean({ description: adaptiveBatchingDescription }),
     waitingForBranch: Type.Boolean({
       description:
         "the branch does not exist yet (a queue may be created before its branch): PRs can be submitted and wait; " +
@@ -182,6 +193,17 @@ export const TestRunRecord = Type.Object(
     createdAt: Timestamp,
     status: LowercaseEnum(["in_progress", "failed", "cancelled", "succeeded"] as const),
     dependentPrs: Type.Array(Type.Integer()),
+    purpose: LowercaseEnum(
+      ["main", "bisection", "confirmation"] as const,
+      "extension: main, a run of the main line; bisection, a run testing part of a failed batch to find the PRs " +
+        "that broke it; confirmation, a failed PR tested once more alone (confirmFailures)",
+    ),
+    followsUpRunId: Nullable(
+      Type.String({
+        description:
+          "extension: for a bisection or confirmation run, the failed run whose PRs it tests again",
+      }),
+    ),
   },
   { $id: "TestRunRecord" },
 );

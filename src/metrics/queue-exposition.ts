@@ -12,6 +12,7 @@ import {
   type MetricsQueue,
   type MetricsScope,
   queuesInScope,
+  type RunPool,
   submissionsInStates,
   testRunDurations,
   timesInQueue,
@@ -53,15 +54,21 @@ const restartReasons = Object.keys({
   pr_ahead_cancelled: true,
   pr_ahead_requeued: true,
   passing_run_withdrawn: true,
+  cleared_by_retest: true,
 } satisfies Record<RequeueReason, true>);
 
 /**
- * Every queue is a main-line queue: the core has no bisection pool yet (contract 5.6), so no series carries
- * queue_type="bisection".
+ * Contract 6 `queue_type`: PRs belong to the queue's main line; test runs to the main line or to the bisection
+ * pool (bisection and confirmation runs, contract 5.6), so the run families have a series for each pool.
  */
-const queueType = "main";
+const runPools: readonly RunPool[] = ["main", "bisection"];
+/** The counter of each pool's ended runs. */
+const runCounters = { main: "test_runs", bisection: "bisection_test_runs" } as const satisfies Record<
+  RunPool,
+  CounterMetric
+>;
 
-function queueLabels(queue: MetricsQueue): Labels {
+function queueLabels(queue: MetricsQueue, queueType: RunPool = "main"): Labels {
   return { repo: `${queue.owner}/${queue.name}`, branch: queue.branch, queue_type: queueType };
 }
 
@@ -92,12 +99,13 @@ function sumOf(counts: Map<string, number> | undefined, keys: readonly string[])
 function histogramSeries(
   queues: readonly MetricsQueue[],
   rows: readonly DurationBuckets[],
+  queueType: RunPool = "main",
 ): HistogramSeries[] {
   const byQueue = new Map(rows.map((row) => [row.queueId, row]));
   return queues.map((queue) => {
     const row = byQueue.get(queue.queueId);
     return {
-      labels: queueLabels(queue),
+      labels: queueLabels(queue, queueType),
       atMost: row?.atMost ?? boundsMs.map(() => 0),
       count: row?.count ?? 0,
       sum: (row?.sumMs ?? 0) / 1000,
@@ -121,12 +129,13 @@ export async function queueMetricsExposition(
       transitionsByState(db, ids, conclusions, since),
       transitionsForReasons(db, ids, ["pending", "not_ready"], restartReasons, since),
       waitDurations(db, ids, since, boundsMs),
-      testRunDurations(db, ids, decidedRunStatuses, since, boundsMs),
+      Promise.all(
+        runPools.map((pool) => testRunDurations(db, ids, pool, decidedRunStatuses, since, boundsMs)),
+      ),
       timesInQueue(db, ids, conclusions, since, boundsMs),
     ]);
   const states = countsByQueue(queued);
   const conclusionsTotal = counterValues(counted, "pr_conclusions");
-  const runsTotal = counterValues(counted, "test_runs");
   const concluded = countsByQueue(concludedInWindow);
   const restarts = new Map(restartsInWindow.map((row) => [row.queueId, row.count]));
 
@@ -159,9 +168,17 @@ export async function queueMetricsExposition(
     },
     {
       name: "mq_testing_slots_active",
-      help: "Test runs in flight.",
+      help: "Test runs in flight, per pool: the main line, or bisection (bisection and confirmation runs).",
       type: "gauge",
-      samples: perQueue((queue) => queue.runsInFlight),
+      samples: queues.flatMap((queue) =>
+        runPools.map((pool) => ({
+          labels: queueLabels(queue, pool),
+          value:
+            pool === "bisection"
+              ? queue.bisectionRunsInFlight
+              : queue.runsInFlight - queue.bisectionRunsInFlight,
+        })),
+      ),
     },
     {
       name: "mq_queue_state",
@@ -192,10 +209,10 @@ export async function queueMetricsExposition(
     },
     {
       name: "mq_pr_test_duration_1h_seconds",
-      help: "Duration of the test runs that passed or failed in the last hour.",
+      help: "Duration of the test runs that passed or failed in the last hour, per pool.",
       type: "histogram",
       bounds: durationBucketsSeconds,
-      series: histogramSeries(queues, tests),
+      series: runPools.flatMap((pool, index) => histogramSeries(queues, tests[index] ?? [], pool)),
     },
     {
       name: "mq_pr_time_in_queue_1h_seconds",
@@ -214,11 +231,17 @@ export async function queueMetricsExposition(
     },
     {
       name: "mq_test_runs_total",
-      help: "Test runs that ended since the queue was created, by final status.",
+      help: "Test runs that ended since the queue was created, per pool and final status.",
       type: "counter",
-      samples: perQueueAndLabel("status", endedRunStatuses, (queue, status) =>
-        sumOf(runsTotal.get(queue.queueId), [status]),
-      ),
+      samples: runPools.flatMap((pool) => {
+        const runsTotal = counterValues(counted, runCounters[pool]);
+        return queues.flatMap((queue) =>
+          endedRunStatuses.map((status) => ({
+            labels: { ...queueLabels(queue, pool), status },
+            value: sumOf(runsTotal.get(queue.queueId), [status]),
+          })),
+        );
+      }),
     },
   ];
   return writeExposition(families);

@@ -1,5 +1,5 @@
 import type { QueueDraft } from "./draft.ts";
-import { startedPrs } from "./ordering.ts";
+import { activePrs, startedPrs } from "./ordering.ts";
 import { endRun, relevantRun, retireRun } from "./run-lifecycle.ts";
 import type { CancelReason, FailureReason, RequeueReason } from "./state.ts";
 import { isStarted, isTerminal } from "./state.ts";
@@ -45,21 +45,23 @@ export function releaseStarted(draft: QueueDraft, prNumber: number, departure: D
 
   if (departure.to === "waiting") returnToWaiting(draft, prNumber, departure.reason, departure.detail);
   else {
-    transition(draft, prNumber, departure.to, departure.reason, departure.detail, {
-      passingRunId: null,
-      failuresBehind: 0,
-    });
+    transition(draft, prNumber, departure.to, departure.reason, departure.detail, { passingRunId: null });
   }
 
   const followUp = consequence(prNumber, departure);
   const affected: { prNumber: number; reason: RequeueReason; detail: string }[] = [];
-  for (const other of startedPrs(draft.state)) {
+  for (const other of activePrs(draft.state)) {
     // A merge in flight cannot be called back; its result decides what happens to its PRs.
     if (draft.state.merging?.prNumbers.includes(other)) continue;
     const pr = requirePr(draft, other);
+    // Runs on the side identify culprits: a PR of the stack that is only tested again leaves them standing.
+    if (pr.sidelined === true && departure.to === "waiting" && entry.sidelined !== true) continue;
+    const run = relevantRun(draft.state, pr);
     const builtOnIt =
-      relevantRun(draft.state, pr)?.dependsOn.includes(prNumber) ||
-      (ownRun !== null && pr.state === "testing" && pr.testRunId === ownRun);
+      run?.dependsOn.includes(prNumber) ||
+      (ownRun !== null && pr.state === "testing" && pr.testRunId === ownRun) ||
+      // Its failure was seen with this PR in the same run (contract 5.6): it is tested again without it.
+      (pr.state === "pending_failure" && run?.prs.some((tested) => tested.number === prNumber));
     if (builtOnIt) affected.push({ prNumber: other, ...followUp });
     else if (passingRunId !== null && pr.passingRunId === passingRunId) {
       affected.push({
@@ -69,12 +71,48 @@ export function releaseStarted(draft: QueueDraft, prNumber: number, departure: D
       });
     }
   }
-  // From the back, so each PR is released for its own reason before a PR ahead of it cascades onto it.
-  for (const pr of affected.reverse()) {
-    releaseStarted(draft, pr.prNumber, { to: "waiting", reason: pr.reason, detail: pr.detail });
-  }
+  releaseAll(draft, affected);
   // Every PR it vouched for was released above, so its tested commit can no longer become the target head.
   if (passingRunId !== null) retireRun(draft, passingRunId);
+}
+
+/** From the back, so each PR is released for its own reason before a PR ahead of it cascades onto it. */
+function releaseAll(
+  draft: QueueDraft,
+  affected: readonly { prNumber: number; reason: RequeueReason; detail: string }[],
+): void {
+  for (const pr of [...affected].reverse()) {
+    releaseStarted(draft, pr.prNumber, { to: "waiting", reason: pr.reason, detail: pr.detail });
+  }
+}
+
+/**
+ * Takes PRs whose run failed out of the stack (see `PullRequestEntry.sidelined`): they wait in
+ * pending_failure to be bisected or confirmed in the bisection pool, and everything built on them is tested
+ * again without them at once, rather than after the verdict.
+ */
+export function sideline(
+  draft: QueueDraft,
+  prNumbers: readonly number[],
+  reason: FailureReason,
+  detail: string,
+): void {
+  for (const prNumber of prNumbers) {
+    transition(draft, prNumber, "pending_failure", reason, detail, { sidelined: true });
+  }
+  const suspects = prNumbers.map((prNumber) => `#${prNumber}`).join(", ");
+  const affected = startedPrs(draft.state)
+    .filter((other) => {
+      if (draft.state.merging?.prNumbers.includes(other)) return false;
+      const run = relevantRun(draft.state, requirePr(draft, other));
+      return run?.dependsOn.some((ahead) => prNumbers.includes(ahead)) === true;
+    })
+    .map((other) => ({
+      prNumber: other,
+      reason: "pr_ahead_failed" as const,
+      detail: `${suspects} ahead of it failed; it will be tested again without them while they are retested.`,
+    }));
+  releaseAll(draft, affected);
 }
 
 /** Takes a PR out of the queue for good, wherever it stands. */

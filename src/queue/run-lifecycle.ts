@@ -1,6 +1,6 @@
 import { closeTestPullRequest, deleteTestBranch } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
-import { startedPrs } from "./ordering.ts";
+import { activePrs } from "./ordering.ts";
 import type { PullRequestEntry, QueueState, RunEndReason, TestRun } from "./state.ts";
 
 export function requireRun(draft: QueueDraft, runId: string): TestRun {
@@ -23,7 +23,7 @@ export function relevantRun(state: QueueState, pr: PullRequestEntry): TestRun | 
 /** Runs in flight. Every one belongs to a testing PR: a PR leaving testing ends or hands over its run. */
 export function inProgressRuns(state: QueueState): TestRun[] {
   const runs = new Map<string, TestRun>();
-  for (const prNumber of startedPrs(state)) {
+  for (const prNumber of activePrs(state)) {
     const runId = state.prs[prNumber]?.testRunId;
     const run = runId == null ? undefined : state.runs[runId];
     if (run?.status === "in_progress") runs.set(run.id, run);

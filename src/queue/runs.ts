@@ -3,14 +3,15 @@ import type { TestBranchMerge } from "./commands.ts";
 import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
 import { failRunTests } from "./failures.ts";
-import { compareQueueOrder, startedPrs, waitingPrs } from "./ordering.ts";
+import { compareQueueOrder, startedPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
 import { endRun, inProgressRuns, relevantRun, requireRun } from "./run-lifecycle.ts";
-import type { QueueState, RequiredStatusesSource, TestRun } from "./state.ts";
-import { isStarted } from "./state.ts";
+import { formingBatch } from "./batching.ts";
+import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./state.ts";
+import { attemptStartedAt, isStarted } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
 import { judgeRun, reportKey, supersedes } from "./status-reports.ts";
-import { requirePr, transition } from "./transitions.ts";
+import { requirePr, returnToWaiting, transition } from "./transitions.ts";
 
 const MINUTE_MS = 60_000;
 
@@ -21,8 +22,8 @@ const NO_REQUIRED_STATUSES =
  * Contract 5.8 / 5.7: new runs start only in running or draining, and not while the mode is switching; nor
  * before the target branch exists, as there is nothing to test on.
  */
-function canStartRuns(draft: QueueDraft): boolean {
-  const { status, pendingMode, target } = draft.state;
+export function canStartRuns(draft: QueueDraft | QueueState): boolean {
+  const { status, pendingMode, target } = "state" in draft ? draft.state : draft;
   return (status === "running" || status === "draining") && pendingMode === null && !target.awaitingBranch;
 }
 
@@ -60,28 +61,51 @@ function preemptForUrgent(draft: QueueDraft): void {
 }
 
 /**
- * How a started PR is merged into test branches: as on the branch of its own run, so that merging it on the
- * same commit again makes the same commit (see TestBranchMerge).
+ * How a started PR is merged into test branches: dated when its attempt started, so that merging it on the
+ * same commit again, in a run behind it or in a bisection run, makes the same commit (see TestBranchMerge).
  */
-function testedMerge(draft: QueueDraft, prNumber: number): TestBranchMerge {
+function testedMerge(draft: QueueDraft, prNumber: number, commitDate?: number): TestBranchMerge {
   const pr = requirePr(draft, prNumber);
-  const ownRun = requireRun(draft, pr.testRunId ?? "");
-  return { number: pr.number, headSha: pr.headSha, title: pr.title, commitDate: ownRun.startedAt };
+  return {
+    number: pr.number,
+    headSha: pr.headSha,
+    title: pr.title,
+    commitDate: commitDate ?? attemptStartedAt(pr),
+  };
 }
 
 /**
- * Contract 5.3 (single mode): a run tests the PR on top of every started PR ahead of it. It is built on the
- * tested commit of the run of the last of them when that exists, else from the target head through every PR
- * ahead: either way its branch is built at once, without waiting for the branches of the runs ahead, and its
- * tested commit descends from theirs.
+ * A run of the bisection pool (contract 5.6): what it follows up, what it is tested on (the PRs ahead in the
+ * failed run, not the stack), and why, for the PRs' history.
  */
-function startRun(draft: QueueDraft, prNumbers: readonly number[]): void {
+export interface FollowUp {
+  readonly purpose: RunPurpose;
+  readonly failedRunId: string;
+  readonly dependsOn: readonly number[];
+  readonly why: string;
+}
+
+/** The started PRs ahead of `prNumber` when it is started, else every started PR: what a run of it builds on. */
+function startedAhead(state: QueueState, prNumber: number): readonly number[] {
+  const started = startedPrs(state);
+  const index = started.indexOf(prNumber);
+  return index < 0 ? started : started.slice(0, index);
+}
+
+/**
+ * Contract 5.3 (single mode): a run tests its PRs on top of every started PR ahead of them. It is built on the
+ * tested commit of the run of the last of them when that commit holds exactly the PRs ahead, else from the
+ * target head through every PR ahead: either way its branch is built at once, without waiting for the
+ * branches of the runs ahead, and its tested commit descends from theirs.
+ */
+export function startRun(draft: QueueDraft, prNumbers: readonly number[], followUp?: FollowUp): void {
   const state = draft.state;
   const id = `${state.queueId}-${state.nextRunSeq}`;
-  const dependsOn = startedPrs(state);
-  const lastAhead = dependsOn.at(-1);
+  const dependsOn = followUp?.dependsOn ?? startedAhead(state, prNumbers[0] as number);
+  const lastAhead = followUp === undefined ? dependsOn.at(-1) : undefined;
   const runAhead = lastAhead === undefined ? undefined : relevantRun(state, requirePr(draft, lastAhead));
-  const baseRun = runAhead?.testBranchSha == null ? undefined : runAhead;
+  const baseRun =
+    runAhead?.testBranchSha != null && runAhead.prs.at(-1)?.number === lastAhead ? runAhead : undefined;
   const override = state.settings.requiredStatuses;
   const requiredStatuses = override !== null && override.length > 0 ? override : null;
   const run: TestRun = {
@@ -107,32 +131,65 @@ function startRun(draft: QueueDraft, prNumbers: readonly number[]): void {
     reports: {},
     testPullRequest: state.settings.createPrsForTestingBranches,
     branchDeleted: false,
+    ...(followUp === undefined ? {} : { purpose: followUp.purpose, failedRunId: followUp.failedRunId }),
   };
   draft.putRun(run);
   draft.update({ nextRunSeq: state.nextRunSeq + 1 });
   const onTopOf =
     dependsOn.length > 0 ? dependsOn.map((prNumber) => `#${prNumber}`).join(", ") : state.targetBranch;
+  const together =
+    prNumbers.length > 1 ? ` with ${prNumbers.map((prNumber) => `#${prNumber}`).join(", ")}` : "";
+  const why = followUp === undefined ? "Testing" : `${followUp.why}: testing`;
   for (const prNumber of prNumbers) {
-    transition(draft, prNumber, "testing", "test_started", `Testing in run ${id} on top of ${onTopOf}.`, {
-      testRunId: id,
-    });
+    transition(
+      draft,
+      prNumber,
+      "testing",
+      "test_started",
+      `${why} in run ${id}${together} on top of ${onTopOf}.`,
+      {
+        testRunId: id,
+      },
+    );
   }
   const ahead = baseRun === undefined ? dependsOn.map((prNumber) => testedMerge(draft, prNumber)) : [];
-  const own = prNumbers.map((prNumber) => testedMerge(draft, prNumber));
+  // A run of the bisection pool tests again what a failed run tested: dated now, its PRs make a new commit, on
+  // which CI runs anew (results are kept per commit, so the same commit would carry the old failure).
+  const own = prNumbers.map((prNumber) =>
+    testedMerge(draft, prNumber, followUp === undefined ? undefined : draft.now),
+  );
   draft.emit(createTestBranch(state, run, [...ahead, ...own]));
 }
 
-/** Contract 5.2: the first `concurrency` ready PRs test at once, each on top of the ones ahead. */
+/**
+ * Contract 5.2, 5.6: the main line tests the next ready PRs (one, or a batch) on top of the ones ahead, while
+ * fewer than `concurrency` of its runs are in flight. The bisection pool counts apart (see bisection.ts).
+ */
 export function startRuns(draft: QueueDraft): void {
   if (!canStartRuns(draft)) return;
   preemptForUrgent(draft);
-  let slots = draft.state.settings.concurrency - inProgressRuns(draft.state).length;
-  for (const prNumber of waitingPrs(draft.state)) {
-    if (slots <= 0) return;
-    if (requirePr(draft, prNumber).state !== "pending") continue;
-    startRun(draft, [prNumber]);
+  let slots = mainLineSlots(draft.state);
+  while (slots > 0) {
+    const batch = formingBatch(draft.state);
+    if (batch === null || batch.startsAt > draft.now) return;
+    startRun(draft, batch.prNumbers);
     slots--;
   }
+}
+
+/**
+ * When the batch held back for `batchingMaxWaitTimeMinutes` may start, while the main line has room for it
+ * (contract 5.6); null when none is held.
+ */
+export function batchWaitDeadline(state: QueueState): number | null {
+  if (!canStartRuns(state) || mainLineSlots(state) <= 0) return null;
+  const startsAt = formingBatch(state)?.startsAt ?? -Infinity;
+  return Number.isFinite(startsAt) ? startsAt : null;
+}
+
+/** Free slots of the main line: `concurrency` less its runs in flight. */
+export function mainLineSlots(state: QueueState): number {
+  return state.settings.concurrency - inProgressRuns(state).filter((run) => run.purpose === undefined).length;
 }
 
 function evaluateRun(draft: QueueDraft, runId: string): void {
@@ -151,6 +208,10 @@ function evaluateRun(draft: QueueDraft, runId: string): void {
  */
 function succeedRun(draft: QueueDraft, run: TestRun): void {
   endRun(draft, run.id, "succeeded", "succeeded", `All required statuses passed on ${run.testBranchSha}.`);
+  if (run.purpose !== undefined) {
+    clearSuspects(draft, run);
+    return;
+  }
   for (const { number } of run.prs) {
     transition(draft, number, "tests_passed", "tests_passed", `Run ${run.id} passed; waiting to merge.`, {
       passingRunId: run.id,
@@ -167,8 +228,31 @@ function succeedRun(draft: QueueDraft, run: TestRun): void {
     }
     transition(draft, ahead, "tests_passed", "vouched_by_run_behind", detail, {
       passingRunId: run.id,
-      failuresBehind: 0,
     });
+  }
+}
+
+/**
+ * A run of the bisection pool passed: its PRs, and the sidelined PRs it was tested on, did not fail it. They
+ * go back to waiting, untouched by batching's wait, to be tested in the stack again: what passed on the side
+ * was tested on a base the stack has left behind.
+ */
+function clearSuspects(draft: QueueDraft, run: TestRun): void {
+  const cleared = [...run.dependsOn, ...run.prs.map((pr) => pr.number)].filter(
+    (prNumber) => draft.pr(prNumber)?.sidelined === true,
+  );
+  for (const prNumber of cleared) {
+    const pr = requirePr(draft, prNumber);
+    // A part ahead still testing on the side: this pass, which holds it, answers for it.
+    if (pr.state === "testing" && pr.testRunId !== null && pr.testRunId !== run.id) {
+      endRun(draft, pr.testRunId, "cancelled", "superseded", `Run ${run.id}, which holds it, passed.`);
+    }
+    returnToWaiting(
+      draft,
+      prNumber,
+      "cleared_by_retest",
+      `Run ${run.id} passed with it on the side, after run ${run.failedRunId ?? ""} failed; it goes back to the queue.`,
+    );
   }
 }
 

@@ -24,6 +24,16 @@ export interface QueueSettings {
   readonly directMergeMode: DirectMergeMode;
   readonly optimizationMode: OptimizationMode;
   readonly mergeMethod: MergeMethod;
+  /**
+   * Extension (flake evidence): a PR whose tests failed is tested once more, alone on the same base, and fails
+   * only if that run fails too; a pass means the first failure was a flake.
+   */
+  readonly confirmFailures: boolean;
+  /**
+   * Extension: the size of the batches follows the failure rate seen over the last hours, at most
+   * `batchingMinSize` (see batching.ts).
+   */
+  readonly adaptiveBatching: boolean;
 }
 
 export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
@@ -44,4 +54,6 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   directMergeMode: "off",
   optimizationMode: "off",
   mergeMethod: "squash",
+  confirmFailures: false,
+  adaptiveBatching: false,
 };

@@ -33,7 +33,8 @@ export type RequeueReason =
   | "pr_ahead_failed"
   | "pr_ahead_cancelled"
   | "pr_ahead_requeued"
-  | "passing_run_withdrawn";
+  | "passing_run_withdrawn"
+  | "cleared_by_retest";
 
 /** Every other step a PR takes through the queue. */
 export type ProgressReason =
@@ -93,10 +94,13 @@ export interface PullRequestEntry {
   readonly testRunId: string | null;
   /** While tests_passed: the succeeded run whose tested commit contains this PR (its own, or one behind it). */
   readonly passingRunId: string | null;
-  /** While pending_failure: failed runs behind it that contained it (contract 5.5 depth). */
-  readonly failuresBehind: number;
   /** Its place in the sequence of PRs the queue merged, once merged. */
   readonly mergeIndex: number | null;
+  /**
+   * A suspect: its tests failed and it left the stack of runs to be bisected or confirmed on the side, in the
+   * bisection pool, while the PRs behind it are tested without it (see bisection.ts). Absent: false.
+   */
+  readonly sidelined?: boolean;
   /** A cancellation that arrived while its merge was in flight; applied if the merge fails. */
   readonly cancelRequest: CancelReason | null;
   readonly history: readonly Transition[];
@@ -114,6 +118,13 @@ export interface TestedPullRequest {
   readonly headSha: string;
   readonly title: string;
 }
+
+/**
+ * Why a run was started: to test the next PRs in line (absent), to narrow down a failed batch
+ * (`bisection`, contract 5.6), or to test a failed PR once more before failing it (`confirmation`). The last
+ * two run in the bisection pool.
+ */
+export type RunPurpose = "bisection" | "confirmation";
 
 /**
  * One test of a predicted future of the target branch (contract 5.3): the target at `basisSha`, the
@@ -144,6 +155,9 @@ export interface TestRun {
   /** Whether a draft PR is opened for the test branch (createPrsForTestingBranches when it started). */
   readonly testPullRequest: boolean;
   readonly branchDeleted: boolean;
+  readonly purpose?: RunPurpose;
+  /** For a bisection or confirmation run: the failed run it follows up. */
+  readonly failedRunId?: string;
 }
 
 /**
@@ -193,7 +207,8 @@ export interface QueueState {
   readonly prs: Readonly<Record<number, PullRequestEntry>>;
   /**
    * The non-terminal PRs in queue order: first the started ones (testing, tests_passed, pending_failure)
-   * in the order their runs stack, then the waiting ones (not_ready, pending) by priority and submission.
+   * in the order their runs stack, then the waiting ones (not_ready, pending) by priority and submission,
+   * then the sidelined ones, in the order they left the stack.
    */
   readonly line: readonly number[];
   readonly runs: Readonly<Record<string, TestRun>>;
@@ -254,4 +269,18 @@ export function isTerminal(state: PullRequestState): boolean {
 
 export function isWaiting(state: PullRequestState): boolean {
   return state === "not_ready" || state === "pending";
+}
+
+/**
+ * When a started PR last started testing after waiting: its attempt. Runs of it during one attempt merge it
+ * as dated then (see TestBranchMerge), and runs built on it since then were built on this attempt.
+ */
+export function attemptStartedAt(pr: PullRequestEntry): number {
+  let started = pr.stateChangedAt;
+  for (let index = pr.history.length - 1; index >= 0; index--) {
+    const step = pr.history[index];
+    if (step === undefined || !isStarted(step.state)) break;
+    started = step.at;
+  }
+  return started;
 }

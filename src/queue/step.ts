@@ -1,3 +1,4 @@
+import { startBisections } from "./bisection.ts";
 import { onCancelRequested, onRestartRequested } from "./cancellation.ts";
 import type { QueueCommand } from "./commands.ts";
 import { QueueDraft } from "./draft.ts";
@@ -59,7 +60,7 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
 
 /**
  * Brings the queue to rest after an event: decide pending failures (front to back), merge what passed,
- * finish a mode switch, start runs; again until nothing changes, since each may enable another (a PR that
+ * finish a mode switch, start the bisection pool's runs, then the main line's; again until nothing changes, since each may enable another (a PR that
  * fails ends the runs behind it, which lets a mode switch end, which changes readiness…). Applied to a
  * state at rest it changes nothing, so a repeated event stays a no-op.
  */
@@ -70,6 +71,7 @@ function settle(draft: QueueDraft): void {
     resolvePendingFailures(draft);
     planMerge(draft);
     applyPendingMode(draft);
+    startBisections(draft);
     startRuns(draft);
   } while (draft.revision !== revision);
 }

@@ -40,7 +40,6 @@ function newSubmission(
     impactedTargets: null,
     testRunId: null,
     passingRunId: null,
-    failuresBehind: 0,
     mergeIndex: null,
     cancelRequest: null,
     history: [],

@@ -1,6 +1,6 @@
 import { releaseStarted } from "./abandonment.ts";
 import type { QueueDraft } from "./draft.ts";
-import { startedPrs } from "./ordering.ts";
+import { activePrs } from "./ordering.ts";
 import type { TargetBranchState } from "./state.ts";
 
 /**
@@ -14,9 +14,9 @@ export function rememberHead(target: TargetBranchState, sha: string): readonly s
   return [...target.recentHeads.filter((known) => known !== sha), sha].slice(-REMEMBERED_HEADS);
 }
 
-/** Contract 5.4: every started PR goes back to waiting, to be tested on the target as it now is. */
+/** Contract 5.4: every started PR, sidelined ones too, goes back to waiting, to be tested on the target as it now is. */
 export function rebuildAllRuns(draft: QueueDraft, detail: string): void {
-  for (const prNumber of [...startedPrs(draft.state)].reverse()) {
+  for (const prNumber of [...activePrs(draft.state)].reverse()) {
     releaseStarted(draft, prNumber, { to: "waiting", reason: "target_moved", detail });
   }
 }

@@ -10,7 +10,6 @@ export type EntryPatch = Partial<
     PullRequestEntry,
     | "testRunId"
     | "passingRunId"
-    | "failuresBehind"
     | "mergeIndex"
     | "cancelRequest"
     | "priorityValue"
@@ -19,12 +18,14 @@ export type EntryPatch = Partial<
     | "mergeability"
     | "mergeabilityRecheck"
     | "impactedTargets"
+    | "sidelined"
   >
 >;
 
-function placeClass(state: PullRequestState): "started" | "waiting" | "terminal" {
-  if (isStarted(state)) return "started";
-  return isTerminal(state) ? "terminal" : "waiting";
+function placeClass(entry: PullRequestEntry): "started" | "sidelined" | "waiting" | "terminal" {
+  if (entry.sidelined === true) return "sidelined";
+  if (isStarted(entry.state)) return "started";
+  return isTerminal(entry.state) ? "terminal" : "waiting";
 }
 
 export function requirePr(draft: QueueDraft, prNumber: number): PullRequestEntry {
@@ -46,9 +47,12 @@ export function transition(
   patch: EntryPatch = {},
 ): void {
   const before = requirePr(draft, prNumber);
+  // Only a started PR can be sidelined: leaving the runs ends it.
+  const sidelined = isStarted(to) && (patch.sidelined ?? before.sidelined) === true;
+  const { sidelined: _sidelined, ...rest } = { ...before, ...patch };
   const after: PullRequestEntry = {
-    ...before,
-    ...patch,
+    ...rest,
+    ...(sidelined ? { sidelined } : {}),
     state: to,
     stateReason: reason,
     stateDetail: detail,
@@ -56,7 +60,7 @@ export function transition(
     history: [...before.history, { state: to, at: draft.now, reason, detail }],
   };
   draft.transitioned.add(prNumber);
-  if (placeClass(before.state) === placeClass(to)) {
+  if (placeClass(before) === placeClass(after)) {
     draft.putPr(after);
     return;
   }
@@ -98,7 +102,7 @@ export function returnToWaiting(
 ): void {
   const entry = requirePr(draft, prNumber);
   const to = isReady(readinessOf(draft.state, entry)) ? "pending" : "not_ready";
-  transition(draft, prNumber, to, reason, detail, { passingRunId: null, failuresBehind: 0, ...patch });
+  transition(draft, prNumber, to, reason, detail, { passingRunId: null, ...patch });
 }
 
 /** A waiting PR follows its readiness (contract 5.1: not_ready ↔ pending). */

@@ -3,7 +3,7 @@ import { DEFAULT_PRIORITY_NAME, priorityNameOf, skipsTheLine } from "./priority.
 import type { Readiness } from "./readiness.ts";
 import { readinessOf } from "./readiness.ts";
 import { inProgressRuns } from "./run-lifecycle.ts";
-import { testingDeadline } from "./runs.ts";
+import { batchWaitDeadline, testingDeadline } from "./runs.ts";
 import type { QueueSettings } from "./settings.ts";
 import type {
   MergeabilityRecheck,
@@ -11,6 +11,7 @@ import type {
   PullRequestState,
   QueueState,
   RequiredStatusesSource,
+  RunPurpose,
   StateReason,
   TestRunStatus,
 } from "./state.ts";
@@ -136,6 +137,10 @@ export interface TestRunView {
   readonly createdAt: string;
   readonly status: TestRunStatus;
   readonly dependentPrs: readonly number[];
+  /** Extension: the pool that ran it, and why (contract 5.5, 5.6). */
+  readonly purpose: "main" | RunPurpose;
+  /** Extension: for a bisection or confirmation run, the failed run whose PRs it tests again. */
+  readonly followsUpRunId: string | null;
 }
 
 /** The test run record (interface 2.4); `prUrl` builds a PR's URL, which the core does not know. */
@@ -172,18 +177,21 @@ export function testRunView(
     createdAt: iso(run.startedAt),
     status: run.status,
     dependentPrs: run.dependsOn,
+    purpose: run.purpose ?? "main",
+    followsUpRunId: run.failedRunId ?? null,
   };
 }
 
 /**
- * When the shell should tick next (epoch ms): the earliest testing timeout in flight or mergeability recheck,
- * or null.
+ * When the shell should tick next (epoch ms): the earliest testing timeout in flight, mergeability recheck or
+ * end of a batch's wait, or null.
  */
 export function nextDeadline(state: QueueState): number | null {
   const deadlines = [
     ...inProgressRuns(state).map((run) => testingDeadline(state, run)),
     ...mergeabilityRechecks(state).map(({ at }) => at),
-  ];
+    batchWaitDeadline(state) ?? Infinity,
+  ].filter(Number.isFinite);
   return deadlines.length === 0 ? null : Math.min(...deadlines);
 }
 

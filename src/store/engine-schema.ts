@@ -1,4 +1,7 @@
-// Row types of the merge queue engine's tables (migration 0003; the outbox's claims and lanes, 0008).
+// Row types of the merge queue engine's tables (migration 0003; the outbox's claims and lanes, 0008; run pools,
+// 0010).
+import type { Generated } from "kysely";
+
 export interface QueueStatesTable {
   queue_id: string;
   /** The queue core's QueueState as JSON: the source of truth of the queue. */
@@ -7,6 +10,8 @@ export interface QueueStatesTable {
   next_command_seq: number;
   next_deadline: number | null;
   runs_in_flight: number;
+  /** Of the runs in flight, those of the bisection pool (bisection and confirmation runs). */
+  bisection_runs_in_flight: Generated<number>;
   awaiting_mergeability: number;
   updated_at: number;
 }
@@ -57,6 +62,8 @@ export interface TestRunsTable {
   started_at: number;
   ended_at: number | null;
   end_reason: string | null;
+  /** main, bisection or confirmation (the record's `purpose`); main unless told. */
+  purpose: Generated<string>;
   /** The test run record (interface 2.4) as JSON, as of the run's last change. */
   record: string;
 }

@@ -10,6 +10,7 @@ import * as testHealthSettings from "../../db/migrations/0006_test_health_settin
 import * as testHealthUploads from "../../db/migrations/0007_test_health_uploads.ts";
 import * as outboxLanes from "../../db/migrations/0008_outbox_lanes.ts";
 import * as deliveryHandling from "../../db/migrations/0009_delivery_handling.ts";
+import * as batchingSettings from "../../db/migrations/0010_batching_settings.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_foundation": foundation,
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0007_test_health_uploads": testHealthUploads,
   "0008_outbox_lanes": outboxLanes,
   "0009_delivery_handling": deliveryHandling,
+  "0010_batching_settings": batchingSettings,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -20,6 +20,8 @@ export interface MetricsQueue {
   /** running, paused, draining or switching_modes, as the queue core last saved it. */
   state: string;
   runsInFlight: number;
+  /** Of `runsInFlight`, those of the bisection pool. */
+  bisectionRunsInFlight: number;
 }
 
 /** Queues in scope, ordered by repository and branch so the exposition is stable. */
@@ -40,6 +42,7 @@ export async function queuesInScope(db: Kysely<Database>, scope: MetricsScope): 
       "queues.branch",
       "queues.state",
       "queue_states.runs_in_flight as runsInFlight",
+      "queue_states.bisection_runs_in_flight as bisectionRunsInFlight",
     ])
     .where("organization_owners.organization_id", "=", scope.organizationId)
     .orderBy("repositories.owner_key")
@@ -71,8 +74,14 @@ export async function submissionsInStates(
     .execute();
 }
 
-/** The cumulative counters a scrape exposes: concluded PRs, and ended runs, per final state. */
-export type CounterMetric = "pr_conclusions" | "test_runs";
+/**
+ * The cumulative counters a scrape exposes: concluded PRs, and ended runs per final state, of the main line
+ * (`test_runs`) and of the bisection pool (`bisection_test_runs`: bisection and confirmation runs).
+ */
+export type CounterMetric = "pr_conclusions" | "test_runs" | "bisection_test_runs";
+
+/** The pools of test runs (contract 6 `queue_type`). */
+export type RunPool = "main" | "bisection";
 
 export interface CounterIncrement {
   metric: CounterMetric;
@@ -113,7 +122,8 @@ export function countersAdvancedBy(previous: QueueState, next: QueueState): Coun
   for (const run of Object.values(next.runs)) {
     const before = previous.runs[run.id];
     if (run.status !== "in_progress" && (before === undefined || before.status === "in_progress")) {
-      increments.push({ metric: "test_runs", label: run.status });
+      const metric = run.purpose === undefined ? "test_runs" : "bisection_test_runs";
+      increments.push({ metric, label: run.status });
     }
   }
   return increments;
@@ -270,10 +280,14 @@ export async function timesInQueue(
   return toBuckets(rows as unknown as BucketRow[], boundsMs);
 }
 
-/** Start to end of the runs that ended with one of `statuses` after `since` (index test_runs_by_queue). */
+/**
+ * Start to end of the runs of `pool` that ended with one of `statuses` after `since` (index
+ * test_runs_by_queue).
+ */
 export async function testRunDurations(
   db: Kysely<Database>,
   queueIds: readonly string[],
+  pool: RunPool,
   statuses: readonly string[],
   since: number,
   boundsMs: readonly number[],
@@ -286,6 +300,7 @@ export async function testRunDurations(
     .where("queue_id", "in", queueIds)
     .where("ended_at", ">", since)
     .where("status", "in", statuses)
+    .where("purpose", pool === "main" ? "=" : "<>", "main")
     .groupBy("queue_id")
     .execute();
   return toBuckets(rows as unknown as BucketRow[], boundsMs);

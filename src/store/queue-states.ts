@@ -54,8 +54,10 @@ export async function loadQueueState(
   };
 }
 
-function runsInFlight(state: QueueState): number {
-  return Object.values(state.runs).filter((run) => run.status === "in_progress").length;
+function runsInFlight(state: QueueState, pool: "any" | "bisection" = "any"): number {
+  return Object.values(state.runs).filter(
+    (run) => run.status === "in_progress" && (pool === "any" || run.purpose !== undefined),
+  ).length;
 }
 
 /** Queues that need the scheduler: a deadline passed, runs to poll, or mergeability to re-read. */
@@ -89,6 +91,7 @@ export async function insertQueueState(db: Kysely<Database>, state: QueueState, 
       next_command_seq: 1,
       next_deadline: null,
       runs_in_flight: 0,
+      bisection_runs_in_flight: 0,
       awaiting_mergeability: 0,
       updated_at: now,
     })
@@ -115,6 +118,7 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
       next_command_seq: stored.nextCommandSeq + commands.length,
       next_deadline: nextDeadline(next),
       runs_in_flight: runsInFlight(next),
+      bisection_runs_in_flight: runsInFlight(next, "bisection"),
       awaiting_mergeability: pullRequestsToRecheck(next).length,
       updated_at: now,
     })
@@ -195,6 +199,7 @@ async function projectTestRuns(
       test_branch_sha: run.testBranchSha,
       ended_at: run.endedAt,
       end_reason: run.endReason,
+      purpose: run.purpose ?? "main",
       record: JSON.stringify(testRunView(next, run.id, prUrl)),
     };
     await trx

@@ -36,6 +36,8 @@ export function queueColumns(settings: QueueSettings, state: QueuesTable["state"
     direct_merge_mode: settings.directMergeMode,
     optimization_mode: settings.optimizationMode,
     merge_method: settings.mergeMethod,
+    confirm_failures: settings.confirmFailures ? 1 : 0,
+    adaptive_batching: settings.adaptiveBatching ? 1 : 0,
   };
 }
 

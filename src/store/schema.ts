@@ -65,6 +65,8 @@ export interface QueuesTable {
   direct_merge_mode: string;
   optimization_mode: string;
   merge_method: string;
+  confirm_failures: Flag;
+  adaptive_batching: Flag;
   created_at: number;
   updated_at: number;
 }

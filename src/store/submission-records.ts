@@ -62,7 +62,9 @@ export async function findTestRunRecord(
     .where("queue_id", "=", queueId)
     .where("id", "=", runId)
     .executeTakeFirst();
-  return row === undefined ? undefined : JSON.parse(row.record);
+  if (row === undefined) return undefined;
+  // Records saved before bisection existed lack its fields: every run then was a main-line run.
+  return { purpose: "main", followsUpRunId: null, ...JSON.parse(row.record) };
 }
 
 /** The PR record of a PR's latest submission, also after the queue's state let go of it. */

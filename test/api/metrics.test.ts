@@ -161,6 +161,53 @@ describe.each(testDialects)("queue metrics on %s", (dialect) => {
     expect(later.value("mq_test_runs_total", { ...widgets, status: "cancelled" })).toBe(3);
   });
 
+  it("shows the runs of the bisection pool apart, as queue_type bisection", async () => {
+    const start = s.clock.now;
+    const bisection = { ...widgets, queue_type: "bisection" };
+    await s.api("createQueue", {
+      repo,
+      targetBranch: "main",
+      requiredStatuses: ["ci"],
+      batch: true,
+      batchingMinSize: 2,
+      optimizationMode: "bisection_skip_redundant_tests",
+    });
+    openPr(1);
+    openPr(2);
+    await submit(1);
+    await submit(2);
+    // 10:10 the batch of #1 and #2 fails (a 10-minute main-line run); #1 alone is tested in the bisection pool.
+    at(10, start);
+    await ciReports(1, "failure");
+    const during = await metrics();
+    expect(during.value("mq_testing_slots_active", widgets)).toBe(0);
+    expect(during.value("mq_testing_slots_active", bisection)).toBe(1);
+    // 10:15 #1 passes alone (a 5-minute bisection run) and merges; the batch's failure is #2's, which fails.
+    at(15, start);
+    await ciReports(1, "success");
+    expect(
+      (await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number: 2 } })).body.state,
+    ).toBe("failed");
+
+    const m = await metrics();
+    expect(m.value("mq_testing_slots_active", bisection)).toBe(0);
+    for (const [labels, status, count] of [
+      [widgets, "failed", 1],
+      [widgets, "succeeded", 0],
+      [bisection, "failed", 0],
+      [bisection, "succeeded", 1],
+    ] as const) {
+      expect(m.value("mq_test_runs_total", { ...labels, status }), `${labels.queue_type} ${status}`).toBe(
+        count,
+      );
+    }
+    expect(histogram(m, "mq_pr_test_duration_1h_seconds", widgets)).toMatchObject({ count: 1, sum: 600 });
+    expect(histogram(m, "mq_pr_test_duration_1h_seconds", bisection)).toMatchObject({ count: 1, sum: 300 });
+    // PRs are the queue's, whichever pool tested them: their series stay main-line only.
+    expect(m.matching("mq_pr_conclusions_total", { queue_type: "bisection" })).toEqual([]);
+    expect(m.value("mq_pr_conclusions_total", { ...widgets, conclusion: "merged" })).toBe(1);
+  });
+
   it("the rolling hour leaves out what happened exactly an hour ago", async () => {
     const start = s.clock.now;
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });

@@ -35,6 +35,8 @@ describe.each(testDialects)("queue administration over HTTP on %s", (dialect) =>
       directMergeMode: "off",
       optimizationMode: "off",
       mergeMethod: "squash",
+      confirmFailures: false,
+      adaptiveBatching: false,
       waitingForBranch: false,
       enqueuedPullRequests: [],
     });
@@ -199,6 +201,55 @@ describe.each(testDialects)("queue administration over HTTP on %s", (dialect) =>
     expect(cleared.body.requiredStatuses).toBeNull();
     const read = await scenario.api("getQueue", { repo, targetBranch: "main" });
     expect(read.body).toMatchObject({ state: "draining", concurrency: 5, requiredStatuses: null });
+  });
+
+  it("takes the batching extensions at creation and update, shows them and mirrors them in the queues table", async () => {
+    const created = await scenario.api("createQueue", { repo, targetBranch: "main", confirmFailures: true });
+    expect(created.body).toMatchObject({ confirmFailures: true, adaptiveBatching: false });
+    const updated = await scenario.api("updateQueue", {
+      repo,
+      targetBranch: "main",
+      confirmFailures: false,
+      adaptiveBatching: true,
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ confirmFailures: false, adaptiveBatching: true });
+    const read = await scenario.api("getQueue", { repo, targetBranch: "main" });
+    expect(read.body).toMatchObject({ confirmFailures: false, adaptiveBatching: true });
+    const row = await scenario.store.db
+      .selectFrom("queues")
+      .select(["confirm_failures", "adaptive_batching"])
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ confirm_failures: 0, adaptive_batching: 1 });
+  });
+
+  it("refuses batching extensions that are not booleans with the problem JSON", async () => {
+    await scenario.api("createQueue", { repo, targetBranch: "main" });
+    const { status, body } = await scenario.api("updateQueue", {
+      repo,
+      targetBranch: "main",
+      confirmFailures: "yes",
+      adaptiveBatching: 1,
+    });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ code: "invalid_request", status: 400 });
+    expect(body.errors).toEqual(
+      expect.arrayContaining([
+        { path: "confirmFailures", message: expect.any(String) },
+        { path: "adaptiveBatching", message: expect.any(String) },
+      ]),
+    );
+    const created = await scenario.api("createQueue", {
+      repo,
+      targetBranch: "other",
+      adaptiveBatching: null,
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.errors).toEqual([{ path: "adaptiveBatching", message: expect.any(String) }]);
+    expect((await scenario.api("getQueue", { repo, targetBranch: "main" })).body).toMatchObject({
+      confirmFailures: false,
+      adaptiveBatching: false,
+    });
   });
 
   it("refuses to set switching_modes, which only the service sets", async () => {

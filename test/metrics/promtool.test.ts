@@ -69,6 +69,46 @@ describe.runIf(runs)("promtool check metrics", () => {
     expect(promtoolCheck(text)).toEqual({ status: 0, output: "" });
   });
 
+  it("accepts a scrape with series of the bisection pool beside the main line's", async () => {
+    await s.api("createQueue", {
+      repo,
+      targetBranch: "main",
+      requiredStatuses: ["ci"],
+      batch: true,
+      batchingMinSize: 2,
+    });
+    for (const number of [1, 2]) {
+      s.repo.openPullRequest({
+        number,
+        title: `#${number}`,
+        author: "alice",
+        files: { [`f${number}`]: "x\n" },
+      });
+      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
+    }
+    await s.settle();
+    const pr = await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    const batch = await s.api("getMergeQueueTestingDetails", {
+      repo,
+      targetBranch: "main",
+      testRunId: pr.body.testRunId,
+    });
+    s.clock.now += 420_000;
+    s.repo.reportStatus(batch.body.testBranchSha, "ci", "failure");
+    await s.settle();
+    const response = await fetch(`${s.server.url}/v1/getMergeQueueMetrics`, {
+      headers: { "x-api-token": s.token },
+    });
+    const text = await response.text();
+    expect(text).toContain(
+      'mq_testing_slots_active{repo="acme/widgets",branch="main",queue_type="bisection"} 1',
+    );
+    expect(text).toContain(
+      'mq_test_runs_total{repo="acme/widgets",branch="main",queue_type="main",status="failed"} 1',
+    );
+    expect(promtoolCheck(text)).toEqual({ status: 0, output: "" });
+  });
+
   it("the Grafana dashboard's queries are valid PromQL over metrics the scrape exposes", async () => {
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
     const scrape = await fetch(`${s.server.url}/v1/getMergeQueueMetrics`, {

@@ -104,6 +104,23 @@ describe("failures and pending failure (contract 5.5)", () => {
     expect(queue.stateOf(1)).toBe("tests_passed");
   });
 
+  it("counts a run behind that failed before the PR's own run did toward its depth, and fails it at once", () => {
+    // #3 waits behind, so a run on top of #1 could still start: only counting q-2 ends #1's wait.
+    const queue = aScenario({ concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 1 }).submit(
+      1,
+      2,
+      3,
+    );
+    queue.fail(2);
+    expect(queue.pr(2).stateDetail).toContain("waiting for #1 ahead of it before failing");
+
+    queue.fail(1);
+
+    expect(queue.pr(1)).toMatchObject({ state: "failed", stateReason: "tests_failed" });
+    expect(queue.runOf(2)).toMatchObject({ status: "in_progress", dependsOn: [] });
+    expect(queue.runOf(3)).toMatchObject({ status: "in_progress", dependsOn: [2] });
+  });
+
   it("fails a PR at once without optimistic merging, whatever the depth", () => {
     const queue = aScenario({ concurrency: 2, canOptimisticallyMerge: false, pendingFailureDepth: 2 }).submit(
       1,

@@ -81,7 +81,13 @@ function checkOrder(state: QueueState): void {
   expect(waiting.map((pr) => pr.number)).toEqual(sorted.map((pr) => pr.number));
 }
 
-function checkRuns(state: QueueState, maxConcurrency: number): void {
+/** The most runs in flight at once: `concurrency` for the main line, the bisection pool apart (contract 5.2). */
+export interface RunLimits {
+  readonly mainLine: number;
+  readonly bisectionPool: number;
+}
+
+function checkRuns(state: QueueState, limits: RunLimits): void {
   const runs = Object.values(state.runs);
   expect(new Set(runs.map((testRun) => testRun.testBranch)).size, "every run has its own test branch").toBe(
     runs.length,
@@ -90,7 +96,9 @@ function checkRuns(state: QueueState, maxConcurrency: number): void {
   const inProgress = runs.filter((testRun) => testRun.status === "in_progress");
   const shas = inProgress.map((testRun) => testRun.testBranchSha).filter((sha) => sha !== null);
   expect(new Set(shas).size, "no two runs in flight test the same commit").toBe(shas.length);
-  expect(inProgress.length).toBeLessThanOrEqual(maxConcurrency);
+  const pool = inProgress.filter((testRun) => testRun.purpose !== undefined);
+  expect(inProgress.length - pool.length, "main-line runs in flight").toBeLessThanOrEqual(limits.mainLine);
+  expect(pool.length, "bisection and confirmation runs in flight").toBeLessThanOrEqual(limits.bisectionPool);
 
   const testing = state.line.map((prNumber) => entry(state, prNumber)).filter((pr) => pr.state === "testing");
   expect(new Set(testing.map((pr) => pr.testRunId))).toEqual(
@@ -141,10 +149,10 @@ function checkMerging(state: QueueState): void {
   for (const prNumber of group) expect(entry(state, prNumber).state).toBe("tests_passed");
 }
 
-export function checkInvariants(state: QueueState, maxConcurrency: number): void {
+export function checkInvariants(state: QueueState, limits: RunLimits): void {
   checkEveryPrAccountedFor(state);
   checkOrder(state);
-  checkRuns(state, maxConcurrency);
+  checkRuns(state, limits);
   checkPredictedBases(state);
   checkMerging(state);
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { QueueEvent, QueueSettings } from "../../src/queue/index.ts";
+import type { OptimizationMode, QueueEvent, QueueSettings } from "../../src/queue/index.ts";
 import { aCheckRun, aScenario, branchShaOf } from "../support/queue-factories.ts";
 import { action, initialSettings } from "./actions.ts";
 import type { Action } from "./simulation.ts";
@@ -13,6 +13,54 @@ function simulate(settings: Partial<QueueSettings>, actions: readonly Action[]):
 }
 
 const scenario = fc.tuple(initialSettings, fc.array(action, { minLength: 20, maxLength: 150 }));
+
+/**
+ * Contract 5.6 and the extensions: batches, their wait and adaptive size, the bisection pool, confirmations.
+ * `confirmFailures` and re-testing a batch's last part (optimizationMode `off`) make runs that build the very
+ * commit of the failed run, which a repeated webhook of that run then decides: scenarios with repeated
+ * webhooks leave them out.
+ */
+function batchSettings(
+  optimizationModes: readonly OptimizationMode[],
+  confirmFailures: fc.Arbitrary<boolean>,
+): fc.Arbitrary<Partial<QueueSettings>> {
+  const batching = fc.record({
+    batch: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(true) },
+      { weight: 1, arbitrary: fc.constant(false) },
+    ),
+    batchingMinSize: fc.integer({ min: 1, max: 5 }),
+    batchingMaxWaitTimeMinutes: fc.integer({ min: 0, max: 10 }),
+    bisectionConcurrency: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 3 })),
+    optimizationMode: fc.constantFrom(...optimizationModes),
+    confirmFailures,
+    adaptiveBatching: fc.boolean(),
+  });
+  return fc.tuple(initialSettings, batching).map(([settings, batched]) => ({ ...settings, ...batched }));
+}
+
+const batchScenario = fc.tuple(
+  batchSettings(["bisection_skip_redundant_tests"], fc.constant(false)),
+  fc.array(action, { minLength: 20, maxLength: 150 }),
+);
+
+/** PR numbers whose changes break CI, whenever they are submitted. */
+const brokenPrs = fc.uniqueArray(fc.integer({ min: 1, max: 6 }), { maxLength: 3 });
+
+/**
+ * Actions where CI reports only what the tested code deserves (it fails exactly the commits holding a broken
+ * PR, never at random), each PR is broken or not for good, and no webhook is received twice.
+ */
+function withoutFlakes(actions: readonly Action[], broken: readonly number[]): Action[] {
+  return actions.flatMap((next): Action[] => {
+    if (next.kind === "ci" && (next.outcome === "fail" || next.outcome === "flake")) {
+      return [{ ...next, outcome: "pass" }];
+    }
+    if (next.kind === "submit") return [{ ...next, bad: broken.includes(next.pr) }];
+    if (next.kind === "deliver") return [{ ...next, twice: false }];
+    return next.kind === "redeliver" ? [] : [next];
+  });
+}
 
 describe("queue invariants over random event sequences", () => {
   // Checked after every step (see invariants.ts and simulation.ts): every PR queued or terminal with its
@@ -48,6 +96,55 @@ describe("queue invariants over random event sequences", () => {
         for (const prNumber of mergedByQueue) expect(simulation.github.pullRequest(prNumber).bad).toBe(false);
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it("holds every invariant after every step with batches, their wait and bisection", () => {
+    fc.assert(
+      fc.property(batchScenario, ([settings, actions]) => {
+        simulate(settings, actions);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("with batches, comes to rest with every PR decided, merging only tested code and no broken PR", () => {
+    fc.assert(
+      fc.property(batchScenario, ([settings, actions]) => {
+        const simulation = simulate(settings, actions);
+        simulation.drain();
+
+        expect(simulation.state.line).toEqual([]);
+        expect([...simulation.github.branches.keys()]).toEqual([]);
+        for (const pr of Object.values(simulation.state.prs)) {
+          expect(["merged", "failed", "cancelled"]).toContain(pr.state);
+          if (pr.state === "merged") expect(simulation.github.pullRequest(pr.number).bad).toBe(false);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("when CI never flakes, finds every broken PR of a failed batch and fails no other on its tests", () => {
+    fc.assert(
+      fc.property(
+        batchSettings(["off"], fc.boolean()),
+        brokenPrs,
+        fc.array(action, { minLength: 20, maxLength: 150 }),
+        (settings, broken, actions) => {
+          const simulation = simulate(settings, withoutFlakes(actions, broken));
+          simulation.drain();
+
+          for (const pr of Object.values(simulation.state.prs)) {
+            const isBroken = broken.includes(pr.number);
+            if (isBroken) expect(pr.state, `broken #${pr.number}`).not.toBe("merged");
+            if (pr.state === "failed" && pr.stateReason === "tests_failed") {
+              expect(isBroken, `#${pr.number} failed its tests: ${pr.stateDetail}`).toBe(true);
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 

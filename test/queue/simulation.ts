@@ -10,6 +10,7 @@ import {
   acceptsNewSubmissions,
   DEFAULT_QUEUE_SETTINGS,
   initialQueueState,
+  nextDeadline,
   step,
 } from "../../src/queue/index.ts";
 import { change, FakeGitHub } from "./fake-github.ts";
@@ -86,6 +87,8 @@ export class Simulation {
   /** What each run must test, as the queue stood when it started. */
   private readonly predictedContent = new Map<string, readonly string[]>();
   private maxConcurrency: number;
+  /** The largest bisection pool the queue has had (it follows `concurrency` until set). */
+  private maxBisectionConcurrency: number;
   private submissions = 0;
 
   constructor(settings: Partial<QueueSettings>) {
@@ -95,6 +98,7 @@ export class Simulation {
       ...settings,
     };
     this.maxConcurrency = initial.concurrency;
+    this.maxBisectionConcurrency = initial.bisectionConcurrency ?? initial.concurrency;
     this.state = initialQueueState({
       queueId: "q",
       targetBranch: "main",
@@ -124,7 +128,12 @@ export class Simulation {
     }
     this.state = state;
     this.outbox.push(...commands);
-    checkInvariants(state, this.maxConcurrency);
+    const { bisectionConcurrency, concurrency } = state.settings;
+    this.maxBisectionConcurrency = Math.max(
+      this.maxBisectionConcurrency,
+      bisectionConcurrency ?? concurrency,
+    );
+    checkInvariants(state, { mainLine: this.maxConcurrency, bisectionPool: this.maxBisectionConcurrency });
     this.checkTestedContent(before, event);
     if (REPEATABLE.has(event.type) && known) this.received.push(event);
   }
@@ -310,7 +319,7 @@ export class Simulation {
     for (let round = 0; round < 2_000; round++) {
       if (this.outbox.length > 0) this.execute("none");
       else if (this.webhooks.length > 0) this.receive(this.webhooks.shift() as QueueEvent);
-      else if (!this.pollCi()) {
+      else if (!this.pollCi() && !this.tickAtDeadline()) {
         // Nothing left to happen: every PR must have left the queue, without waiting for a timeout.
         const stuck = this.state.line.map((prNumber) => `#${prNumber} ${this.state.prs[prNumber]?.state}`);
         expect(stuck, "PRs still queued once everything was answered").toEqual([]);
@@ -318,6 +327,15 @@ export class Simulation {
       }
     }
     throw new Error("the queue did not come to rest");
+  }
+
+  /** The shell ticks at the queue's next deadline (a batch's wait, a timeout), if it has one. */
+  private tickAtDeadline(): boolean {
+    const deadline = nextDeadline(this.state);
+    if (deadline === null) return false;
+    this.now = Math.max(this.now, deadline);
+    this.receive({ type: "tick" });
+    return true;
   }
 
   /** CI reports the final result on the commit of every run in flight that has one. */

@@ -107,6 +107,8 @@ describe("views for the API (contract 4, interface 2.2–2.4)", () => {
         createdAt: new Date(T0 + 1).toISOString(),
         status: "in_progress",
         dependentPrs: [1],
+        purpose: "main",
+        followsUpRunId: null,
       },
     );
     expect(testRunView(queue.state, "q-404", String)).toBeNull();

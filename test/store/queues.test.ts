@@ -15,7 +15,7 @@ import {
 import { insertQueueState, loadQueueState, saveQueueStep } from "../../src/store/queue-states.ts";
 import { findRepository, forgetInstallation, rememberRepository } from "../../src/store/repositories.ts";
 import { purgeDeliveries, recordDelivery } from "../../src/store/deliveries.ts";
-import { listSubmissions } from "../../src/store/submission-records.ts";
+import { findTestRunRecord, listSubmissions } from "../../src/store/submission-records.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 import { aPr, T0 } from "../support/queue-factories.ts";
 
@@ -137,6 +137,25 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
       .select(["required_statuses"])
       .executeTakeFirstOrThrow();
     expect(queueRow.required_statuses).toBe('["ci"]');
+  });
+
+  it("shows a run saved before bisection existed as a main-line run", async () => {
+    const { state } = await aQueue();
+    const { testRunId } = (await saveSubmission(state)).state.prs[12]!;
+    const saved = JSON.parse(
+      (await store.db.selectFrom("test_runs").select("record").executeTakeFirstOrThrow()).record,
+    );
+    expect(saved).toMatchObject({ purpose: "main", followsUpRunId: null });
+    const { purpose: _purpose, followsUpRunId: _followsUpRunId, ...older } = saved;
+    await store.db
+      .updateTable("test_runs")
+      .set({ record: JSON.stringify(older) })
+      .execute();
+    expect(await findTestRunRecord(store.db, state.queueId, testRunId!)).toEqual({
+      ...older,
+      purpose: "main",
+      followsUpRunId: null,
+    });
   });
 
   it("hands out each lane of a queue's commands one at a time, in order, to one worker at a time", async () => {

@@ -70,6 +70,11 @@ export function aCommitStatus(overrides: Partial<CommitStatusReport> = {}): Comm
   return { kind: "status", name: "ci", id: 1, state: "success", url: "https://ci.example/s/1", ...overrides };
 }
 
+/** The sequence number of a run (`q-12` is 12): runs start in that order. */
+function runSeq(run: TestRun): number {
+  return Number(run.id.slice(run.id.lastIndexOf("-") + 1));
+}
+
 /** The SHA the scenario gives a run's test branch. */
 export function branchShaOf(runId: string): string {
   return `tested-${runId}`;
@@ -109,6 +114,19 @@ export class QueueScenario {
     return this;
   }
 
+  /** Submits one PR with options (priority, noBatch…), a millisecond after the previous event. */
+  submitWith(number: number, options: PrOptions): this {
+    this.on(aPr(number, options));
+    this.now += 1;
+    return this;
+  }
+
+  /** Lets `minutes` pass and delivers the tick the shell sends at a deadline. */
+  tick(minutes: number): this {
+    this.advance(minutes).on({ type: "tick" });
+    return this;
+  }
+
   pr(number: number): PullRequestEntry {
     const pr = this.state.prs[number];
     if (pr === undefined) throw new Error(`PR #${number} was never submitted`);
@@ -136,6 +154,45 @@ export class QueueScenario {
       if (run === undefined) return this;
       this.on({ type: "test_branch_created", runId: run.id, sha: branchShaOf(run.id) });
     }
+  }
+
+  /** Every run so far, in the order they started. */
+  runs(): TestRun[] {
+    return Object.values(this.state.runs).sort((a, b) => runSeq(a) - runSeq(b));
+  }
+
+  /** The runs started after the first `count`, as `[PR numbers]` each: what the queue tested next. */
+  testedSince(count: number): number[][] {
+    return this.runs()
+      .slice(count)
+      .map((run) => run.prs.map((pr) => pr.number));
+  }
+
+  /** The run in flight testing exactly `prNumbers`. */
+  runTesting(...prNumbers: number[]): TestRun {
+    const run = Object.values(this.state.runs).find(
+      (candidate) =>
+        candidate.status === "in_progress" &&
+        candidate.prs.map((pr) => pr.number).join(",") === prNumbers.join(","),
+    );
+    if (run === undefined) throw new Error(`no run in flight tests ${prNumbers.join(", ")}`);
+    return run;
+  }
+
+  /** CI reports on the run in flight testing exactly `prNumbers`. */
+  reportOn(prNumbers: readonly number[], report: CheckRunReport | CommitStatusReport): this {
+    this.createBranches();
+    const sha = this.runTesting(...prNumbers).testBranchSha as string;
+    this.on({ type: "status_reported", sha, report });
+    return this;
+  }
+
+  passRun(...prNumbers: number[]): this {
+    return this.reportOn(prNumbers, aCheckRun());
+  }
+
+  failRun(...prNumbers: number[]): this {
+    return this.reportOn(prNumbers, aCheckRun({ conclusion: "failure" }));
   }
 
   report(number: number, report: CheckRunReport | CommitStatusReport): this {

@@ -1,0 +1,94 @@
+// Contract 5.6: which waiting PRs the next run of the main line tests together.
+import { waitingPrs } from "./ordering.ts";
+import { skipsTheLine } from "./priority.ts";
+import type { PullRequestEntry, QueueState } from "./state.ts";
+
+const MINUTE_MS = 60_000;
+/** How far back adaptive batching looks at the PRs the queue decided. */
+const ADAPTIVE_WINDOW_MS = 3 * 60 * MINUTE_MS;
+/**
+ * The failure rate adaptive batching assumes before it has seen anything, weighted as this many PRs: a new
+ * queue starts with moderate batches and follows what it sees once a few dozen PRs were decided.
+ */
+const PRIOR_FAILURE_RATE = 0.1;
+const PRIOR_WEIGHT = 10;
+
+/** The PRs the next run would test, and from when it may start (-Infinity: at once). */
+export interface FormingBatch {
+  readonly prNumbers: readonly number[];
+  readonly startsAt: number;
+}
+
+function entry(state: QueueState, prNumber: number): PullRequestEntry {
+  return state.prs[prNumber] as PullRequestEntry;
+}
+
+/**
+ * Nothing holds back an urgent PR (contract 5.6), nor one that was tested before and went back to waiting:
+ * it already waited its turn once.
+ */
+function isHeldByTheWait(pr: PullRequestEntry): boolean {
+  return !skipsTheLine(pr.priorityValue) && !pr.history.some((step) => step.state === "testing");
+}
+
+/**
+ * The share of PRs whose tests failed among those the queue decided over the last hours (up to its latest
+ * change, so that the size depends on the state alone), smoothed towards PRIOR_FAILURE_RATE while it has seen
+ * few.
+ */
+export function observedFailureRate(state: QueueState): number {
+  const prs = Object.values(state.prs);
+  const latest = prs.reduce((at, pr) => Math.max(at, pr.stateChangedAt), -Infinity);
+  let failed = 0;
+  let decided = 0;
+  for (const pr of prs) {
+    if (pr.stateChangedAt < latest - ADAPTIVE_WINDOW_MS) continue;
+    if (pr.state === "merged") decided++;
+    else if (pr.state === "failed" && (pr.stateReason === "tests_failed" || pr.stateReason === "timeout")) {
+      decided++;
+      failed++;
+    }
+  }
+  return (failed + PRIOR_FAILURE_RATE * PRIOR_WEIGHT) / (decided + PRIOR_WEIGHT);
+}
+
+/**
+ * The batch size that merges the most PRs per run when each fails independently with probability p: the
+ * b that maximises b·(1−p)^b, which is about −1/ln(1−p), at most `limit`.
+ */
+export function bestBatchSize(failureRate: number, limit: number): number {
+  let best = 1;
+  for (let size = 2; size <= limit; size++) {
+    if (size * (1 - failureRate) ** size > best * (1 - failureRate) ** best) best = size;
+  }
+  return best;
+}
+
+/** The target size of the next batch (contract 5.6 `batchingMinSize`, or what adaptive batching chose). */
+export function batchSize(state: QueueState): number {
+  const { adaptiveBatching, batchingMinSize } = state.settings;
+  return adaptiveBatching ? bestBatchSize(observedFailureRate(state), batchingMinSize) : batchingMinSize;
+}
+
+/**
+ * The next run of the main line (contract 5.6): the first ready PR alone without batching or when it is
+ * `noBatch`; else it and the ready PRs behind it up to the batch size, stopping before a `noBatch` PR. A
+ * full batch starts at once; a smaller one once its oldest PR has waited `batchingMaxWaitTimeMinutes`.
+ */
+export function formingBatch(state: QueueState): FormingBatch | null {
+  const ready = waitingPrs(state).filter((prNumber) => entry(state, prNumber).state === "pending");
+  const first = ready[0];
+  if (first === undefined) return null;
+  const { batch, batchingMaxWaitTimeMinutes } = state.settings;
+  if (!batch || entry(state, first).noBatch) return { prNumbers: [first], startsAt: -Infinity };
+  const size = batchSize(state);
+  const prNumbers: number[] = [];
+  for (const prNumber of ready) {
+    if (prNumbers.length === size || entry(state, prNumber).noBatch) break;
+    prNumbers.push(prNumber);
+  }
+  const held = prNumbers.map((prNumber) => entry(state, prNumber));
+  if (prNumbers.length === size || !held.every(isHeldByTheWait)) return { prNumbers, startsAt: -Infinity };
+  const oldest = Math.min(...held.map((pr) => pr.stateChangedAt));
+  return { prNumbers, startsAt: oldest + batchingMaxWaitTimeMinutes * MINUTE_MS };
+}
