@@ -1,24 +1,25 @@
 // The Probot app: wires webhooks to the domain, runs the merge queue engine, mounts the /v1 API.
 import type { ApplicationFunction } from "probot";
-import { operatorEndpoints } from "./api/operator-endpoints.ts";
-import { apiHandler, buildApi } from "./api/server.ts";
+import { operatorEndpoints } from "./operator-endpoints.ts";
+import { apiHandler, buildApi } from "./http-server.ts";
 import type { Config } from "./config.ts";
-import { GitHubCommandExecutor } from "./github/command-executor.ts";
+import { GitHubCommandExecutor } from "./github/github-commands.ts";
 import { GitHubGateway } from "./github/gateway.ts";
 import { githubInstallations, registerInstallationWebhooks } from "./github/installations.ts";
-import { registerQueueWebhooks } from "./github/webhooks/index.ts";
-import { scheduleTestHealthMaintenance } from "./health/maintenance.ts";
-import { storedRepositoryFacts } from "./health/repository-facts.ts";
+import { registerQueueWebhooks } from "./github/webhooks/webhook-handlers.ts";
+import { scheduleTestHealthMaintenance } from "./health-use-cases/maintenance.ts";
+import { storedRepositoryFacts } from "./health-use-cases/checkout-facts.ts";
 import { processMetricsRegistry } from "./metrics/process-metrics.ts";
 import { MergeQueueEngine } from "./runner/engine.ts";
 import type { Store } from "./store/database.ts";
 import { pullRequestUrl, queuePageUrl } from "./urls.ts";
 import packageJson from "../package.json" with { type: "json" };
+import type { Clock } from "./ports/clock.ts";
 
 export interface AppDependencies {
   config: Config;
   store: Store;
-  clock?: () => number;
+  clock?: Clock;
   /** Receives the engine once built (the process entry stops it; tests drive it). */
   onEngine?: (engine: MergeQueueEngine) => void;
   /** Start the background timers (tests step the scheduler themselves). */

@@ -2,7 +2,7 @@
 // 404. This serves the same setup page (Probot's own handler) beside /healthz and /readyz, which then says what is
 // missing.
 import { Probot, type Server as ProbotServer, Server } from "probot";
-import { operatorEndpoints } from "./api/operator-endpoints.ts";
+import { operatorEndpoints } from "./operator-endpoints.ts";
 import type { Config } from "./config.ts";
 import type { Store } from "./store/database.ts";
 

@@ -4,8 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Principal } from "../store/tokens.ts";
 import { authenticate } from "../store/tokens.ts";
-import type { ApiDependencies } from "./dependencies.ts";
-import { Problem } from "./problem.ts";
+import type { ApiDependencies } from "../http/dependencies.ts";
+import { Problem } from "../http/problem.ts";
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 // Opaque cursors of listPullRequests: the position of the last row seen, bound to its queue. A cursor that
 // does not decode, or belongs to another queue, is `400 invalid_page_token`.
-import { Problem } from "./problem.ts";
+import { Problem } from "../http/problem.ts";
 
 interface Position {
   submittedAt: number;

@@ -1,10 +1,12 @@
 // Wire schemas of the test-health endpoints (interface 2.5, 2.6, 4.3; contract 7): they validate requests and
 // generate the OpenAPI document.
 import { type Static, Type } from "@sinclair/typebox";
+import { quarantineSettings } from "../health/classification.ts";
 import { MAX_CODEOWNERS_BYTES } from "../health/codeowners.ts";
 import { LowercaseEnum, Nullable, Timestamp } from "./schema-types.ts";
-import { BranchName, RepoRef } from "./schemas.ts";
-import { TICKET_URL_MAX_LENGTH } from "./test-triage.ts";
+import { BranchName } from "../http/branch-name.ts";
+import { RepoRef } from "./schemas.ts";
+import { TICKET_URL_MAX_LENGTH } from "../health-use-cases/test-triage.ts";
 
 export const TestHealthTarget = {
   repo: RepoRef,
@@ -45,7 +47,6 @@ export const PageObject = Type.Object(
 const TestId = Type.String({ format: "uuid", description: "the test's id (contract 7.2)" });
 
 export const healthStatuses = ["healthy", "flaky", "broken"] as const;
-export const quarantineSettings = ["always", "never", "auto"] as const;
 
 const Status = Type.Object({
   value: LowercaseEnum(healthStatuses),

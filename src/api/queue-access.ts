@@ -3,8 +3,8 @@ import { findQueue, type QueueRef } from "../store/queues.ts";
 import type { Repository } from "../store/repositories.ts";
 import type { Principal } from "../store/tokens.ts";
 import type { QueueState } from "../queue/index.ts";
-import type { ApiDependencies } from "./dependencies.ts";
-import { notFound } from "./problem.ts";
+import type { ApiDependencies } from "../http/dependencies.ts";
+import { notFound } from "../http/problem.ts";
 import { resolveRepository } from "./repo-access.ts";
 import type { RepoRef } from "./schemas.ts";
 

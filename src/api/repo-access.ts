@@ -7,9 +7,10 @@ import {
   type Repository,
 } from "../store/repositories.ts";
 import type { Principal } from "../store/tokens.ts";
+import { organizationCovers } from "../http/organization-access.ts";
 import { principalOf } from "./auth.ts";
-import type { ApiDependencies } from "./dependencies.ts";
-import { Problem } from "./problem.ts";
+import type { ApiDependencies } from "../http/dependencies.ts";
+import { Problem } from "../http/problem.ts";
 import type { RepoRef } from "./schemas.ts";
 
 /**
@@ -55,12 +56,6 @@ function coveredRepository(deps: ApiDependencies, principal: Principal, ref: Rep
     );
   }
   return { ...ref, host };
-}
-
-/** contract 3: whether the token's organization covers the GitHub owner `owner` on `host`. */
-export function organizationCovers(principal: Principal, host: string, owner: string): boolean {
-  const ownerKey = owner.toLowerCase();
-  return principal.owners.some((covered) => covered.host === host && covered.ownerKey === ownerKey);
 }
 
 /**

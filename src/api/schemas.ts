@@ -1,5 +1,6 @@
 // Wire schemas of the merge queue endpoints: they validate requests and generate the OpenAPI document.
 import { type Static, Type } from "@sinclair/typebox";
+import { BranchName } from "../http/branch-name.ts";
 import { LowercaseEnum, Nullable, Timestamp } from "./schema-types.ts";
 
 export const RepoRef = Type.Object(
@@ -15,13 +16,6 @@ export const RepoRef = Type.Object(
   { description: "the repository; names compare case-insensitively, as on GitHub" },
 );
 export type RepoRef = Static<typeof RepoRef>;
-
-// A git branch name: no whitespace, control characters or the characters git forbids in refs.
-export const BranchName = Type.String({
-  minLength: 1,
-  maxLength: 255,
-  pattern: "^[^\\s~^:?*\\[\\\\\\x00-\\x1f\\x7f]+$",
-});
 
 export const QueueTarget = {
   repo: RepoRef,

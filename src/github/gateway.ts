@@ -1,25 +1,13 @@
 // Reads from GitHub through the app's installation on a repository (Probot's Octokit, authenticated as the
 // installation). Everything that asks GitHub a question goes through here or the command executor.
-import type { Probot, ProbotOctokit } from "probot";
-import type { ProviderMergeability, PullRequestFacts, StatusReport } from "../queue/index.ts";
+import type { Probot } from "probot";
+import type { ProviderMergeability, StatusReport } from "../queue/index.ts";
+import type { OpenPullRequest, RepoAddress } from "../ports/github-reads.ts";
+import type { InstallationOctokit } from "./octokit.ts";
 import { type ResolvedStatuses, resolveRequiredStatuses } from "./required-statuses.ts";
-import { checkRunReport, commitStatusReport } from "./status-reports.ts";
-
-export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
-
-export interface RepoAddress {
-  owner: string;
-  name: string;
-  installationId: number | null;
-}
+import { checkRunReport, commitStatusReport } from "./check-payloads.ts";
 
 export class NotInstalledError extends Error {}
-
-export interface OpenPullRequest extends PullRequestFacts {
-  open: boolean;
-  merged: boolean;
-  draft: boolean;
-}
 
 /** contract 5.1: mergeable true and not dirty, blocked or draft; null while GitHub computes it. */
 export function mergeabilityOf(pr: {

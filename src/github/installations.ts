@@ -1,11 +1,11 @@
 // The GitHub App's installations: looked up through GitHub with the app's own credentials, and kept up to
 // date by installation webhooks.
 import type { Probot } from "probot";
-import type { InstallationDirectory } from "../api/dependencies.ts";
-import { Problem } from "../api/problem.ts";
+import type { InstallationDirectory, RepositoryRef } from "../ports/github-reads.ts";
 import type { Store } from "../store/database.ts";
-import { forgetInstallation, rememberRepository, type RepositoryRef } from "../store/repositories.ts";
-import { GitHubUnavailable } from "./errors.ts";
+import { forgetInstallation, rememberRepository } from "../store/repositories.ts";
+import { GitHubUnavailable } from "../ports/github-failures.ts";
+import type { Clock } from "../ports/clock.ts";
 
 export function githubInstallations(app: Probot): InstallationDirectory {
   return {
@@ -18,11 +18,10 @@ export function githubInstallations(app: Probot): InstallationDirectory {
         if ((error as { status?: number }).status === 404) return null;
         if (error instanceof GitHubUnavailable) throw error;
         app.log.error({ err: error, repo: `${ref.owner}/${ref.name}` }, "installation look-up failed");
-        throw new Problem(
-          502,
-          "github_unavailable",
-          "GitHub did not answer the installation look-up; try again",
-        );
+        const call = `GET /repos/${ref.owner}/${ref.name}/installation`;
+        throw new GitHubUnavailable(call, undefined, "did not answer the installation look-up; try again", {
+          cause: error,
+        });
       }
     },
   };
@@ -37,12 +36,7 @@ function refsOf(host: string, repositories: RepoPayload[] | undefined): Reposito
   });
 }
 
-export function registerInstallationWebhooks(
-  app: Probot,
-  store: Store,
-  host: string,
-  clock: () => number,
-): void {
+export function registerInstallationWebhooks(app: Probot, store: Store, host: string, clock: Clock): void {
   const remember = async (installationId: number, repositories: RepoPayload[] | undefined) => {
     for (const ref of refsOf(host, repositories)) {
       await rememberRepository(store.db, { ...ref, installationId }, clock());

@@ -10,7 +10,7 @@
 // `retry-after` postpones that repository's commands while other repositories go on (src/runner/outbox-worker.ts).
 // Reads fail at once too: the poller reads again on its next pass, and a request to the API answers 502.
 import { ProbotOctokit } from "probot";
-import { asGitHubFailure } from "./errors.ts";
+import { asGitHubFailure } from "../ports/github-failures.ts";
 
 type Fetch = typeof globalThis.fetch;
 
@@ -39,6 +39,9 @@ function availability(octokit: {
   });
   return {};
 }
+
+/** Probot's Octokit, authenticated as the app's installation on a repository. */
+export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
 
 export function githubOctokit(options: { timeoutMs: number }): typeof ProbotOctokit {
   return ProbotOctokit.plugin(availability).defaults(

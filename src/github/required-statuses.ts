@@ -2,7 +2,7 @@
 // `.github/switchyard.yml` (`merge.required_statuses`), else branch protection and rulesets.
 import { parse as parseYaml } from "yaml";
 import type { RequiredStatusesSource } from "../queue/index.ts";
-import type { InstallationOctokit } from "./gateway.ts";
+import type { InstallationOctokit } from "./octokit.ts";
 
 export const configFilePath = ".github/switchyard.yml";
 

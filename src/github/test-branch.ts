@@ -4,7 +4,7 @@
 // merges on the same commit make the same commit in every test branch, and the target can fast-forward from
 // one run's tested commit to the next one's.
 import type { QueueCommand, QueueEvent, TestBranchMerge } from "../queue/index.ts";
-import type { InstallationOctokit } from "./gateway.ts";
+import type { InstallationOctokit } from "./octokit.ts";
 import { resolveRequiredStatuses } from "./required-statuses.ts";
 
 type Repo = { owner: string; repo: string };

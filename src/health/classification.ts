@@ -1,5 +1,5 @@
 // contract 7.3 (classification) and 7.4 (quarantine), as pure functions of a test's recent runs.
-import type { TestOutcome } from "./junit-parser.ts";
+import type { TestOutcome } from "./parsed-report.ts";
 
 export type HealthStatus = "healthy" | "flaky" | "broken";
 
@@ -160,7 +160,8 @@ export const healthyWithoutFailures: Readonly<Classification> = Object.freeze({
   reason: "no failures in the last 7 days",
 });
 
-export type QuarantineSetting = "always" | "never" | "auto";
+export const quarantineSettings = ["always", "never", "auto"] as const;
+export type QuarantineSetting = (typeof quarantineSettings)[number];
 
 /** contract 7.4: `always` and `never` decide; `auto` quarantines flaky tests when the repo's auto-quarantine is on. */
 export function isQuarantined(input: {

@@ -1,6 +1,6 @@
 // contract 7.5: `most_common_failures` groups failures by a summary in which the parts that change from one run
 // to the next (numbers, addresses, ids) are normalised, so that the same failure groups together.
-import type { FailureDetails } from "./junit-parser.ts";
+import type { FailureDetails } from "./parsed-report.ts";
 
 export const MAX_SUMMARY_CHARS = 200;
 

@@ -1,68 +1,14 @@
-// Streaming JUnit XML parsing (contract 7.1). A report is read element by element with saxes and never
+// The streaming JUnit XML parser (contract 7.1); junit-documents.ts feeds it a document. A report is read element by element with saxes and never
 // materialised as a tree: only the test case being read and the enclosing suites' names are held, so memory stays
 // bounded by the largest single XML token, whatever the number of test cases.
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-
-export type TestOutcome = "passed" | "failed" | "skipped";
-
-/** Which element reported the failure: `failure` (an assertion) or `error` (an unexpected exception). */
-export type FailureKind = "failure" | "error";
-
-export interface FailureDetails {
-  kind: FailureKind;
-  /** The element's `message` attribute, "" when absent. */
-  message: string;
-  /** The element's `type` attribute, "" when absent. */
-  type: string;
-  /**
-   * The element's text (a stack trace, usually), bounded to {@link MAX_FAILURE_TEXT_CHARS}. The line naming the
-   * test that PHPUnit puts first is left out: the failure starts after it.
-   */
-  text: string;
-}
-
-/**
- * One execution of a test case. A report lists several when the runner re-ran a failed test
- * (Surefire and Gradle `rerunFailure`/`flakyFailure`): the classifier needs each of them, because a test
- * that failed and then passed on the same commit is flaky (contract 7.3).
- */
-export interface TestAttempt {
-  outcome: TestOutcome;
-  failure: FailureDetails | null;
-}
-
-export interface ParsedTestCase {
-  name: string;
-  classname: string;
-  /** The innermost enclosing `<testsuite>`'s name (contract 7.2), "" when there is none. */
-  parent: string;
-  /** The test case's `file` attribute, else the nearest enclosing suite's, else "" (contract 7.2). */
-  filePath: string;
-  /** From the `time` attribute (seconds); null when absent, unreadable, negative or absurd. */
-  durationMs: number | null;
-  /** The final outcome: a test that failed and then passed on a re-run is `passed` here. */
-  outcome: TestOutcome;
-  /** The failure behind a `failed` outcome (the first `failure` or `error` element), else null. */
-  failure: FailureDetails | null;
-  /** Every execution in order, at least one; the last one's outcome is `outcome`. */
-  attempts: TestAttempt[];
-}
-
-export class JunitParseError extends Error {
-  override readonly name = "JunitParseError";
-  readonly documentIndex: number;
-  readonly line: number;
-  readonly column: number;
-  readonly reason: string;
-
-  constructor(documentIndex: number, line: number, column: number, reason: string) {
-    super(`document ${documentIndex}, line ${line}, column ${column}: ${reason}`);
-    this.documentIndex = documentIndex;
-    this.line = line;
-    this.column = column;
-    this.reason = reason;
-  }
-}
+import {
+  type FailureDetails,
+  type FailureKind,
+  JunitParseError,
+  type ParsedTestCase,
+  type TestAttempt,
+} from "./parsed-report.ts";
 
 // Bounds on what is kept from one test case, so that absurd values cannot exhaust memory or the database.
 export const MAX_NAME_CHARS = 4096;
@@ -72,9 +18,6 @@ export const MAX_ELEMENT_DEPTH = 64;
 const TRUNCATION_MARK = "\n[truncated]";
 // Durations above this are a runner's bug or a clock jump, not a test's duration.
 const MAX_DURATION_SECONDS = 7 * 24 * 3600;
-// The streaming form hands input to the parser in slices of this size, so the test cases read from one slice
-// (and waiting to be yielded) stay few.
-const SLICE_CHARS = 64 * 1024;
 // The classname jest-junit gives a test file that failed to load (reportTestSuiteErrors), whatever its templates.
 const JEST_SUITE_FAILED = "Test suite failed to run";
 
@@ -381,80 +324,6 @@ function isJestLoadErrorEcho(testCase: CaseBuilder, previous: CaseBuilder | null
     previous.primary?.kind === "error" &&
     testCase.primary?.kind === "failure"
   );
-}
-
-export type JunitInput =
-  string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
-
-/**
- * Parses one JUnit XML document, yielding its test cases one by one as they are read. `input` is the whole
- * document, or its chunks (as a Node stream or any iterable gives them). Throws {@link JunitParseError}.
- */
-export async function* parseJunitDocument(
-  input: JunitInput,
-  options: { documentIndex: number },
-): AsyncGenerator<ParsedTestCase> {
-  const ready: ParsedTestCase[] = [];
-  const parser = new JunitDocumentParser({
-    documentIndex: options.documentIndex,
-    onTestCase: (testCase) => ready.push(testCase),
-  });
-  for await (const chunk of documentChunks(input)) {
-    parser.write(chunk);
-    yield* ready.splice(0);
-  }
-  parser.end();
-  yield* ready.splice(0);
-}
-
-/**
- * {@link parseJunitDocument}, in arrays of at most `batchSize` test cases, for batched inserts. The parser fills the
- * batches itself: going through the case-by-case generator would cost an asynchronous step per test case, as much
- * as parsing it.
- */
-export async function* parseJunitDocumentInBatches(
-  input: JunitInput,
-  options: { documentIndex: number; batchSize: number },
-): AsyncGenerator<ParsedTestCase[]> {
-  const full: ParsedTestCase[][] = [];
-  let batch: ParsedTestCase[] = [];
-  const parser = new JunitDocumentParser({
-    documentIndex: options.documentIndex,
-    onTestCase: (testCase) => {
-      batch.push(testCase);
-      if (batch.length >= options.batchSize) {
-        full.push(batch);
-        batch = [];
-      }
-    },
-  });
-  for await (const chunk of documentChunks(input)) {
-    parser.write(chunk);
-    yield* full.splice(0);
-  }
-  parser.end();
-  yield* full.splice(0);
-  if (batch.length > 0) yield batch;
-}
-
-/** A document's chunks, none longer than the parser takes in one step. */
-export async function* documentChunks(input: JunitInput): AsyncGenerator<string | Uint8Array> {
-  if (typeof input === "string" || input instanceof Uint8Array) {
-    yield* slices(input);
-    return;
-  }
-  for await (const chunk of input) yield* slices(chunk);
-}
-
-function* slices(chunk: string | Uint8Array): Generator<string | Uint8Array> {
-  if (chunk.length <= SLICE_CHARS) {
-    yield chunk;
-    return;
-  }
-  // Cutting anywhere is safe: the parser reassembles split UTF-8 sequences and surrogate pairs.
-  for (let start = 0; start < chunk.length; start += SLICE_CHARS) {
-    yield chunk.slice(start, start + SLICE_CHARS);
-  }
 }
 
 /**

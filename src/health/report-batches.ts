@@ -3,7 +3,7 @@
 // report-reader.ts) and sent to the thread that writes them in columns: a few strings and typed arrays cross
 // between threads for a small part of what 2,000 objects would cost to copy and collect.
 import { summarizeFailure } from "./failure-summary.ts";
-import type { ParsedTestCase, TestOutcome } from "./junit-parser.ts";
+import type { ParsedTestCase, TestOutcome } from "./parsed-report.ts";
 import { type RepoRef, testCaseId } from "./test-identity.ts";
 
 export interface ReadBatch {

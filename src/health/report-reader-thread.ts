@@ -1,7 +1,8 @@
 // The reader thread's side of report-reader.ts: for each upload it is given, it parses the documents' chunks as
 // they are sent, acknowledging each, and sends batches of tests, never more than READ_AHEAD ahead of ingestion.
 import { type MessagePort, parentPort } from "node:worker_threads";
-import { JunitParseError, parseJunitDocumentInBatches } from "./junit-parser.ts";
+import { JunitParseError } from "./parsed-report.ts";
+import { parseJunitDocumentInBatches } from "./junit-documents.ts";
 import { readBatch, transferables } from "./report-batches.ts";
 import { type FromReader, READ_AHEAD, type ReadingJob, type ToReader } from "./report-reader.ts";
 

@@ -6,7 +6,8 @@
 // Memory stays bounded on both sides: the reader is sent at most CHUNKS_AHEAD chunks of the reports that it has
 // not parsed yet, and reads at most READ_AHEAD batches that ingestion has not taken yet.
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import { documentChunks, type JunitInput, JunitParseError } from "./junit-parser.ts";
+import { documentChunks, type JunitInput } from "./junit-documents.ts";
+import { JunitParseError } from "./parsed-report.ts";
 import type { ReadBatch, UploadIdentity } from "./report-batches.ts";
 
 /** Batches the reader may have read ahead of ingestion. */

@@ -1,5 +1,5 @@
 // How a test's stored health follows from a new classification or quarantine setting (contract 7.3, 7.4).
-import type { TestCaseHealth } from "../store/test-cases.ts";
+import type { TestCaseHealth } from "./test-case.ts";
 import {
   type Classification,
   healthyWithoutFailures,

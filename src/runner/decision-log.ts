@@ -4,7 +4,7 @@
 // branch, the queue, and the PR and run it is about, in fields an operator can filter on (`event`).
 import type { Logger } from "probot";
 import type { PullRequestEntry, PullRequestState, QueueState, TestRun } from "../queue/index.ts";
-import type { QueueLocation } from "../store/queue-locations.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
 
 const started: ReadonlySet<PullRequestState> = new Set(["testing", "tests_passed", "pending_failure"]);
 

@@ -9,17 +9,19 @@ import {
   type QueueState,
 } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
-import type { QueueLocation } from "../store/queue-locations.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
 import { deleteQueueRow, insertQueue } from "../store/queues.ts";
 import { insertQueueState, loadQueueState, lockQueue } from "../store/queue-states.ts";
-import type { CommandExecutor } from "./command-executor.ts";
+import type { CommandExecutor } from "../ports/command-executor.ts";
 import { OutboxWorker } from "./outbox-worker.ts";
 import { type DispatchOptions, QueueRunner } from "./queue-runner.ts";
-import { type GitHubPoller, Scheduler, type SchedulerOptions } from "./scheduler.ts";
+import type { GitHubPoller } from "../ports/github-poller.ts";
+import { Scheduler, type SchedulerOptions } from "./scheduler.ts";
+import type { Clock } from "../ports/clock.ts";
 
 export interface EngineDependencies {
   store: Store;
-  clock: () => number;
+  clock: Clock;
   log: Logger;
   executor: CommandExecutor;
   github: GitHubPoller;

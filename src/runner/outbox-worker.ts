@@ -12,10 +12,13 @@ import {
   postponeCommand,
   renewClaims,
 } from "../store/outbox.ts";
-import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
-import { type CommandExecutor, isTransient, rateLimitedUntil } from "./command-executor.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
+import { queueLocation } from "../store/queue-locations.ts";
+import type { CommandExecutor } from "../ports/command-executor.ts";
+import { isTransient, rateLimitedUntil } from "../ports/github-failures.ts";
 import type { QueueRunner } from "./queue-runner.ts";
-import type { GitHubPoller } from "./scheduler.ts";
+import type { GitHubPoller } from "../ports/github-poller.ts";
+import type { Clock } from "../ports/clock.ts";
 
 /**
  * A claim lapses this long after its holder's last heartbeat: a replica killed mid-command holds up its queue's
@@ -57,7 +60,7 @@ export class OutboxWorker {
       executor: CommandExecutor;
       /** Only a new test branch's CI results are read here. */
       github: Pick<GitHubPoller, "ciReports">;
-      clock: () => number;
+      clock: Clock;
       log: Logger;
     },
   ) {}

@@ -1,18 +1,21 @@
-// The shell around the queue core (DESIGN.md section 1): lock the queue, load its state, step, save the
-// new state with its commands and projections in one transaction, then hand the commands to the worker.
+// The shell around the queue core, a use case in the terms of docs/architecture.md: lock the queue, load its
+// state, step, save the new state with its commands and projections in one transaction, then hand the commands
+// to the worker.
 import type { Logger } from "probot";
 import { compact, type QueueEvent, type QueueState, step } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
 import { recordDelivery } from "../store/deliveries.ts";
 import { completeCommand } from "../store/outbox.ts";
-import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
+import { queueLocation } from "../store/queue-locations.ts";
 import { loadQueueState, lockQueue, saveQueueStep } from "../store/queue-states.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
+import type { Clock } from "../ports/clock.ts";
 
 export interface RunnerDependencies {
   store: Store;
-  clock: () => number;
+  clock: Clock;
   log: Logger;
   /** A PR's web address, for test run records. */
   prUrl: (location: QueueLocation, prNumber: number) => string;

@@ -4,36 +4,20 @@
 import type { Logger } from "probot";
 import {
   mergeabilityRechecksDue,
-  type PullRequestFacts,
   pullRequestsToRecheck,
   type QueueEvent,
   type QueueState,
-  type RequiredStatusesSource,
-  type StatusReport,
 } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
 import { purgeDeliveries } from "../store/deliveries.ts";
 import { purgeCompletedCommands, queuesWithDueCommands } from "../store/outbox.ts";
-import { type QueueLocation, queueLocation } from "../store/queue-locations.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
+import { queueLocation } from "../store/queue-locations.ts";
 import { queuesNeedingAttention } from "../store/queue-states.ts";
+import type { GitHubPoller } from "../ports/github-poller.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
 import type { QueueRunner } from "./queue-runner.ts";
-
-/** What the scheduler reads from GitHub. */
-export interface GitHubPoller {
-  ciReports(location: QueueLocation, sha: string): Promise<StatusReport[]>;
-  pullRequest(location: QueueLocation, number: number): Promise<PullRequestFacts | null>;
-  /** The head of a test branch that holds every one of `commits`, else null. */
-  builtBranchHead(
-    location: QueueLocation,
-    branch: string,
-    commits: readonly string[],
-  ): Promise<string | null>;
-  requiredStatuses(
-    location: QueueLocation,
-    targetBranch: string,
-  ): Promise<{ statuses: string[]; source: RequiredStatusesSource }>;
-}
+import type { Clock } from "../ports/clock.ts";
 
 const hourMs = 3_600_000;
 
@@ -56,7 +40,7 @@ export class Scheduler {
       runner: QueueRunner;
       worker: OutboxWorker;
       github: GitHubPoller;
-      clock: () => number;
+      clock: Clock;
       log: Logger;
     },
     private readonly options: SchedulerOptions,

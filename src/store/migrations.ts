@@ -1,5 +1,5 @@
 // A static migration provider: the list is compiled in, so it works the same under tsx, vitest and the
-// built output (Kysely's FileMigrationProvider cannot load .ts files under vitest; DESIGN.md section 3).
+// built output (Kysely's FileMigrationProvider cannot load .ts files under vitest).
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import * as foundation from "../../db/migrations/0001_foundation.ts";
 import * as testHealth from "../../db/migrations/0002_test_health.ts";

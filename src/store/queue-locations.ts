@@ -1,16 +1,6 @@
 import type { Kysely } from "kysely";
+import type { QueueLocation } from "../ports/queue-location.ts";
 import type { Database } from "./schema.ts";
-
-/** Where a queue lives on GitHub: what every command and webhook needs to address it. */
-export interface QueueLocation {
-  queueId: string;
-  repositoryId: string;
-  host: string;
-  owner: string;
-  name: string;
-  installationId: number | null;
-  targetBranch: string;
-}
 
 const columns = [
   "queues.id as queueId",

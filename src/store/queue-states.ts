@@ -1,5 +1,5 @@
 // The queue core's state per queue, saved together with the commands it produced (the transactional
-// outbox) and the projections that the API and metrics read (DESIGN.md section 1).
+// outbox) and the projections that the API and metrics read.
 import { type Kysely, sql, type Transaction } from "kysely";
 import {
   nextDeadline,

@@ -1,14 +1,9 @@
 // Repositories the GitHub App is installed on, remembered from API look-ups and installation webhooks, and those
 // test health was told of (no installation needed).
 import type { Kysely } from "kysely";
+import type { RepositoryRef } from "../ports/github-reads.ts";
 import { newId } from "./ids.ts";
 import type { Database, RepositoriesTable } from "./schema.ts";
-
-export interface RepositoryRef {
-  host: string;
-  owner: string;
-  name: string;
-}
 
 export type Repository = Pick<RepositoriesTable, "id" | "host" | "owner" | "name"> & {
   installationId: number | null;

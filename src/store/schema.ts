@@ -2,10 +2,9 @@
 // foundation migration), so the same rows come back from SQLite and PostgreSQL.
 import type { Generated } from "kysely";
 import type { QueueEngineTables } from "./engine-schema.ts";
+import type { Flag } from "./flag.ts";
 import type { MetricsTables } from "./metrics-schema.ts";
 import type { TestHealthTables } from "./test-health-schema.ts";
-
-export type Flag = 0 | 1;
 
 export interface OrganizationsTable {
   id: string;

@@ -1,6 +1,6 @@
 // Row types of the test-health tables (migration 0002). Booleans are 0/1, times epoch milliseconds.
 import type { Generated } from "kysely";
-import type { Flag } from "./schema.ts";
+import type { Flag } from "./flag.ts";
 
 export interface TestCasesTable {
   /** Assigned by the database; what results refer to. */

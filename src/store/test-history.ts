@@ -3,7 +3,8 @@
 import type { Kysely } from "kysely";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
-import { type TestCase, testCaseFromRow } from "./test-cases.ts";
+import type { TestCase } from "../health/test-case.ts";
+import { testCaseFromRow } from "./test-cases.ts";
 
 export interface RecentResult {
   occurredAt: number;

@@ -5,6 +5,7 @@
 // out, and the sort keys only grow with time, so a row never moves from the pages already walked to those ahead.
 import {
   type Expression,
+  type ExpressionBuilder,
   type Kysely,
   type Selectable,
   type SelectQueryBuilder,
@@ -12,34 +13,63 @@ import {
   sql,
 } from "kysely";
 import type { HealthStatus } from "../health/classification.ts";
-import type { Dialect } from "./database.ts";
+import type { TestListingReads, FailureRange } from "../ports/test-listing-reads.ts";
+import type { Dialect, Store } from "./database.ts";
+import { serviceSecret } from "./service-secrets.ts";
 import type { Database } from "./schema.ts";
-import { type TestCase, testCaseFromRow } from "./test-cases.ts";
+import type { TestCase } from "../health/test-case.ts";
+import { testCaseFromRow } from "./test-cases.ts";
 import type { TestCasesTable } from "./test-health-schema.ts";
+import {
+  type FailingTest,
+  type FailureCountKey,
+  forward,
+  type Page,
+  type PagePosition,
+  pageOf,
+  type QuarantineKey,
+  type StatusChangeKey,
+} from "../health/listings.ts";
 
-/** Where a page is: the first or last rows, or the rows right after or right before a row's sort key. */
-export type PagePosition<Key> =
-  { kind: "first" } | { kind: "last" } | { kind: "after"; key: Key } | { kind: "before"; key: Key };
+type TestCasesWhere = ExpressionBuilder<Database, "test_cases">;
 
-const forward = (position: PagePosition<unknown>) => position.kind === "first" || position.kind === "after";
+/** A repository's tests of an unhealthy status, as of `snapshot`: what the count and the pages read alike. */
+const unhealthyAsOf =
+  (repositoryId: string, status: Exclude<HealthStatus, "healthy">, snapshot: number) =>
+  (eb: TestCasesWhere) =>
+    eb.and([
+      eb("repository_id", "=", repositoryId),
+      // Literals, so that the planner matches the partial index's predicate.
+      eb("status", "<>", sql.lit("healthy")),
+      eb("status", "=", status),
+      eb("status_changed_at", "<=", snapshot),
+    ]);
 
-/** A page of rows in listing order; `more` says whether rows lie beyond it in the direction it was read. */
-export interface Page<Row> {
-  rows: Row[];
-  more: boolean;
-}
+/** A repository's quarantined tests, as of `snapshot`. */
+const quarantinedAsOf = (repositoryId: string, snapshot: number) => (eb: TestCasesWhere) =>
+  eb.and([
+    eb("repository_id", "=", repositoryId),
+    eb("quarantined", "=", sql.lit(1)),
+    eb("quarantined_at", "<=", snapshot),
+  ]);
 
-function pageOf<Row>(rows: Row[], limit: number, position: PagePosition<unknown>): Page<Row> {
-  const more = rows.length > limit;
-  const kept = more ? rows.slice(0, limit) : rows;
-  return { rows: forward(position) ? kept : kept.reverse(), more };
-}
+/** The failures of `range`. */
+const failuresIn = (range: FailureRange) => (eb: ExpressionBuilder<Database, "test_failures">) =>
+  eb.and([
+    eb("repository_id", "=", range.repositoryId),
+    eb("occurred_at", ">=", range.from),
+    eb("occurred_at", "<", range.to),
+    eb("received_at", "<=", range.snapshot),
+  ]);
 
-/** [status_changed_at, key]: most recent status change first. */
-export type StatusChangeKey = [number, number];
-
-export function statusChangeKey(testCase: TestCase): StatusChangeKey {
-  return [testCase.statusChangedAt, testCase.key];
+/** How many test cases a filter selects. */
+async function countTestCases(db: Kysely<Database>, filter: (eb: TestCasesWhere) => Expression<SqlBool>) {
+  const row = await db
+    .selectFrom("test_cases")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where(filter)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export async function countUnhealthyTests(
@@ -48,16 +78,7 @@ export async function countUnhealthyTests(
   status: Exclude<HealthStatus, "healthy">,
   snapshot: number,
 ): Promise<number> {
-  const row = await db
-    .selectFrom("test_cases")
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("repository_id", "=", repositoryId)
-    // Literals, so that the planner matches the partial index's predicate.
-    .where("status", "<>", sql.lit("healthy"))
-    .where("status", "=", status)
-    .where("status_changed_at", "<=", snapshot)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return countTestCases(db, unhealthyAsOf(repositoryId, status, snapshot));
 }
 
 export async function unhealthyTestsPage(
@@ -71,10 +92,7 @@ export async function unhealthyTestsPage(
   const query = db
     .selectFrom("test_cases")
     .selectAll()
-    .where("repository_id", "=", repositoryId)
-    .where("status", "<>", sql.lit("healthy"))
-    .where("status", "=", status)
-    .where("status_changed_at", "<=", snapshot);
+    .where(unhealthyAsOf(repositoryId, status, snapshot));
   return newestFirstPage(query, "status_changed_at", position, limit);
 }
 
@@ -101,26 +119,12 @@ async function newestFirstPage(
   return pageOf(rows.map(testCaseFromRow), limit, position);
 }
 
-/** [quarantined_at, key]: most recently quarantined first. */
-export type QuarantineKey = [number, number];
-
-export function quarantineKey(testCase: TestCase): QuarantineKey {
-  return [testCase.quarantinedAt ?? 0, testCase.key];
-}
-
 export async function countQuarantinedTests(
   db: Kysely<Database>,
   repositoryId: string,
   snapshot: number,
 ): Promise<number> {
-  const row = await db
-    .selectFrom("test_cases")
-    .select((eb) => eb.fn.countAll<number>().as("count"))
-    .where("repository_id", "=", repositoryId)
-    .where("quarantined", "=", sql.lit(1))
-    .where("quarantined_at", "<=", snapshot)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+  return countTestCases(db, quarantinedAsOf(repositoryId, snapshot));
 }
 
 export async function quarantinedTestsPage(
@@ -130,43 +134,15 @@ export async function quarantinedTestsPage(
   position: PagePosition<QuarantineKey>,
   limit: number,
 ): Promise<Page<TestCase>> {
-  const query = db
-    .selectFrom("test_cases")
-    .selectAll()
-    .where("repository_id", "=", repositoryId)
-    .where("quarantined", "=", sql.lit(1))
-    .where("quarantined_at", "<=", snapshot);
+  const query = db.selectFrom("test_cases").selectAll().where(quarantinedAsOf(repositoryId, snapshot));
   return newestFirstPage(query, "quarantined_at", position, limit);
-}
-
-/** The failures of a repository that list-failing-tests counts: in [from, to), received by `snapshot`. */
-export interface FailureRange {
-  repositoryId: string;
-  from: number;
-  to: number;
-  snapshot: number;
-}
-
-/** [failures in the range, name, key]: most failures first, then by name (contract 7.5). */
-export type FailureCountKey = [number, string, number];
-
-export interface FailingTest {
-  testCase: TestCase;
-  failures: number;
-}
-
-export function failureCountKey(failing: FailingTest): FailureCountKey {
-  return [failing.failures, failing.testCase.name, failing.testCase.key];
 }
 
 export async function countFailingTests(db: Kysely<Database>, range: FailureRange): Promise<number> {
   const row = await db
     .selectFrom("test_failures")
     .select((eb) => eb.fn.count<number>("test_key").distinct().as("count"))
-    .where("repository_id", "=", range.repositoryId)
-    .where("occurred_at", ">=", range.from)
-    .where("occurred_at", "<", range.to)
-    .where("received_at", "<=", range.snapshot)
+    .where(failuresIn(range))
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
@@ -186,10 +162,7 @@ export async function failingTestsPage(
       qb
         .selectFrom("test_failures")
         .select((eb) => ["test_key", eb.fn.countAll<number>().as("failures")])
-        .where("repository_id", "=", range.repositoryId)
-        .where("occurred_at", ">=", range.from)
-        .where("occurred_at", "<", range.to)
-        .where("received_at", "<=", range.snapshot)
+        .where(failuresIn(range))
         .groupBy("test_key"),
     )
     .selectFrom("counts as c")
@@ -218,9 +191,16 @@ export async function failingTestsPage(
   );
 }
 
-/**
- * How long a walk through a listing may use its snapshot. The retention purge keeps results this much longer than
- * TEST_RESULTS_RETENTION_DAYS, and a walk reads results no older than the retention at its snapshot, so no purge
- * can change what a walk counts.
- */
-export const LISTING_SNAPSHOT_LIFETIME_MS = 24 * 3600 * 1000;
+/** The test-health listings' reads on this database. */
+export function testListingReads(store: Store): TestListingReads {
+  const { db, dialect } = store;
+  return {
+    countUnhealthyTests: (...args) => countUnhealthyTests(db, ...args),
+    unhealthyTestsPage: (...args) => unhealthyTestsPage(db, ...args),
+    countQuarantinedTests: (...args) => countQuarantinedTests(db, ...args),
+    quarantinedTestsPage: (...args) => quarantinedTestsPage(db, ...args),
+    countFailingTests: (range) => countFailingTests(db, range),
+    failingTestsPage: (...args) => failingTestsPage(db, dialect, ...args),
+    pageTokenSecret: () => serviceSecret(db, "page_tokens"),
+  };
+}

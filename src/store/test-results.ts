@@ -1,7 +1,7 @@
 // Uploads of JUnit results, one row per result, and the failures among them (contract 7.1, 7.3, 7.5).
 import { type Kysely, sql } from "kysely";
 import type { TestRun } from "../health/classification.ts";
-import type { TestOutcome } from "../health/junit-parser.ts";
+import type { TestOutcome } from "../health/parsed-report.ts";
 import { insertValues } from "./bulk-insert.ts";
 import type { Dialect } from "./database.ts";
 import type { Database } from "./schema.ts";

@@ -1,7 +1,7 @@
 // The app's GitHub client leaves pacing and retries to the outbox: writes go out at once, and a rate limit or a
 // failure comes back to the caller at once, with what the outbox needs to postpone the command.
 import { describe, expect, it } from "vitest";
-import { isTransient, rateLimitedUntil } from "../../src/runner/command-executor.ts";
+import { isTransient, rateLimitedUntil } from "../../src/ports/github-failures.ts";
 import { FakeGitHub } from "../support/fake-github/index.ts";
 import { testProbot } from "../support/github-app.ts";
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { parseJunitDocument, type JunitInput, type ParsedTestCase } from "../../src/health/junit-parser.ts";
+import { parseJunitDocument, type JunitInput } from "../../src/health/junit-documents.ts";
+import type { ParsedTestCase } from "../../src/health/parsed-report.ts";
 
 export async function parseAll(input: JunitInput, documentIndex = 0): Promise<ParsedTestCase[]> {
   const testCases: ParsedTestCase[] = [];

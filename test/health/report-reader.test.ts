@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
-import { JunitParseError } from "../../src/health/junit-parser.ts";
+import { JunitParseError } from "../../src/health/parsed-report.ts";
 import {
   failureSummaries,
   OUTCOMES,

@@ -1,6 +1,6 @@
 // After a crash or restart the queue resumes where it stopped, and commands that run twice do no harm.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GitHubCommandExecutor } from "../../src/github/command-executor.ts";
+import { GitHubCommandExecutor } from "../../src/github/github-commands.ts";
 import { GitHubGateway } from "../../src/github/gateway.ts";
 import type { QueueCommand } from "../../src/queue/index.ts";
 import { queueLocation } from "../../src/store/queue-locations.ts";

@@ -3,7 +3,7 @@
 // upload an hour, and reads the stored status.
 import { describe, expect, it } from "vitest";
 import type { HealthStatus } from "../../src/health/classification.ts";
-import { ingestUpload } from "../../src/health/ingestion.ts";
+import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
 import { findTestCase } from "../../src/store/test-cases.ts";
 import { testDialects } from "../support/database.ts";
 import {

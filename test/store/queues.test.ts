@@ -15,7 +15,7 @@ import {
 import { insertQueueState, loadQueueState, saveQueueStep } from "../../src/store/queue-states.ts";
 import { findRepository, forgetInstallation, rememberRepository } from "../../src/store/repositories.ts";
 import { purgeDeliveries, recordDelivery } from "../../src/store/deliveries.ts";
-import { findTestRunRecord, listSubmissions } from "../../src/store/submissions.ts";
+import { findTestRunRecord, listSubmissions } from "../../src/store/submission-records.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 import { aPr, T0 } from "../support/queue-factories.ts";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { testCaseId } from "../../src/health/test-identity.ts";
-import { TestCaseKeyCache } from "../../src/store/test-cases.ts";
+import { TestCaseKeyCache } from "../../src/store/test-case-key-cache.ts";
 
 const HOUR = 3600 * 1000;
 const repo = { host: "github.com", owner: "acme", name: "widgets" };

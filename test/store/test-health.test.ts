@@ -1,19 +1,17 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { healthyWithoutFailures } from "../../src/health/classification.ts";
-import { ingestUpload, type UploadInput } from "../../src/health/ingestion.ts";
-import { JunitParseError } from "../../src/health/junit-parser.ts";
-import { maintainTestHealth } from "../../src/health/maintenance.ts";
+import { ingestUpload, type UploadInput } from "../../src/health-use-cases/ingestion.ts";
+import { JunitParseError } from "../../src/health/parsed-report.ts";
+import { maintainTestHealth } from "../../src/health-use-cases/maintenance.ts";
 import { parseCodeowners } from "../../src/health/codeowners.ts";
-import type { RepositoryFacts } from "../../src/health/repository-facts.ts";
+import type { RepositoryFacts } from "../../src/health-use-cases/checkout-facts.ts";
+import type { TestCase } from "../../src/health/test-case.ts";
 import type { Repository } from "../../src/store/repositories.ts";
-import {
-  findTestCase,
-  saveTestCaseHealth,
-  type TestCase,
-  testCaseKeyCache,
-} from "../../src/store/test-cases.ts";
+import { findTestCase, saveTestCaseHealth } from "../../src/store/test-cases.ts";
+import { testCaseKeyCache } from "../../src/store/test-case-key-cache.ts";
 import { linkTicket } from "../../src/store/test-tickets.ts";
-import { failingTestsPage, type FailureCountKey, type PagePosition } from "../../src/store/test-listings.ts";
+import { failingTestsPage } from "../../src/store/test-listings.ts";
+import type { FailureCountKey, PagePosition } from "../../src/health/listings.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
 import {
   type CaseSpec,

@@ -2,11 +2,11 @@
 // every execution: what the outbox tests count and order.
 import { pino } from "pino";
 import { DEFAULT_QUEUE_SETTINGS, initialQueueState, type QueueCommand } from "../../src/queue/index.ts";
-import type { CommandExecutor } from "../../src/runner/command-executor.ts";
+import type { CommandExecutor } from "../../src/ports/command-executor.ts";
 import { OutboxWorker } from "../../src/runner/outbox-worker.ts";
 import { QueueRunner } from "../../src/runner/queue-runner.ts";
 import type { Store } from "../../src/store/database.ts";
-import { type QueueLocation } from "../../src/store/queue-locations.ts";
+import type { QueueLocation } from "../../src/ports/queue-location.ts";
 import { insertQueueState, loadQueueState, lockQueue, saveQueueStep } from "../../src/store/queue-states.ts";
 import { insertQueue } from "../../src/store/queues.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";

@@ -1,9 +1,9 @@
 // A repository's auto-quarantine (contract 7.4: "the repo's auto-quarantine is on (default on)"), read and set
 // through two extension endpoints beside set-quarantine-setting.
 import type { FastifyInstance } from "fastify";
-import { setAutoQuarantine } from "../../health/auto-quarantine.ts";
+import { setAutoQuarantine } from "../../health-use-cases/auto-quarantine-switch.ts";
 import { testHealthSettings } from "../../store/test-health-settings.ts";
-import type { ApiDependencies } from "../dependencies.ts";
+import type { ApiDependencies } from "../../http/dependencies.ts";
 import {
   AutoQuarantineResponse,
   GetAutoQuarantineRequest,

@@ -2,13 +2,13 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
-import { ingestUpload } from "../../health/ingestion.ts";
-import { IdempotencyKeyReused, uploadRequestHash } from "../../health/upload-receipts.ts";
-import { JunitParseError } from "../../health/junit-parser.ts";
-import { stableBranches } from "../../health/repository-facts.ts";
-import type { TestCase } from "../../store/test-cases.ts";
-import type { QuarantineKey, StatusChangeKey } from "../../store/test-listings.ts";
-import type { ApiDependencies } from "../dependencies.ts";
+import { ingestUpload } from "../../health-use-cases/ingestion.ts";
+import { IdempotencyKeyReused, uploadRequestHash } from "../../health-use-cases/upload-receipts.ts";
+import { JunitParseError } from "../../health/parsed-report.ts";
+import { stableBranches } from "../../health-use-cases/checkout-facts.ts";
+import type { TestCase } from "../../health/test-case.ts";
+import type { QuarantineKey, StatusChangeKey } from "../../health/listings.ts";
+import type { ApiDependencies } from "../../http/dependencies.ts";
 import {
   flakyTestSchemas,
   GetTestDetailsRequest,
@@ -25,23 +25,24 @@ import {
   UploadResponse,
 } from "../flaky-tests-schemas.ts";
 import { errorResponses } from "../openapi.ts";
-import { readPage } from "../page-tokens.ts";
-import { invalidRequest, Problem } from "../problem.ts";
+import { readPage } from "../../health-use-cases/page-tokens.ts";
+import { invalidRequest, Problem } from "../../http/problem.ts";
 import { testHealthRepository } from "../repo-access.ts";
 import {
   failingTestsListing,
   listingPageTokens,
   quarantinedTestsListing,
   unhealthyTestsListing,
-} from "../test-health-listings.ts";
+} from "../../health-use-cases/test-listings.ts";
 import {
   fullTestRecords,
   quarantinedTestRecord,
   recordContext,
   testStatistics,
   unhealthyTestRecord,
-} from "../test-records.ts";
-import { linkTestTicket, setQuarantineSetting, testOf } from "../test-triage.ts";
+} from "../../health-use-cases/test-records.ts";
+import { linkTestTicket, setQuarantineSetting, testOf } from "../../health-use-cases/test-triage.ts";
+import { testListingReads } from "../../store/test-listings.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** A client clock may run ahead of ours, but not by days: such a time would count as recent for weeks. */
@@ -50,7 +51,8 @@ const MAX_CLOCK_AHEAD_MS = DAY_MS;
 export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependencies): void {
   for (const schema of flakyTestSchemas) api.addSchema(schema);
   const { store, config } = deps;
-  const tokens = listingPageTokens(store);
+  const listings = testListingReads(store);
+  const tokens = listingPageTokens(listings);
 
   api.post<{ Body: UploadRequest }>(
     "/flaky-tests/upload",
@@ -178,7 +180,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const { rows, page } = await readPage(
         await tokens(),
         body.page_query,
-        failingTestsListing(store, repository, window, config.testResultsRetentionDays),
+        failingTestsListing(listings, repository, window, config.testResultsRetentionDays),
         deps.clock(),
       );
       return {
@@ -209,7 +211,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const { rows, page } = await readPage<TestCase, StatusChangeKey>(
         await tokens(),
         body.page_query,
-        unhealthyTestsListing(store, repository, status),
+        unhealthyTestsListing(listings, repository, status),
         deps.clock(),
       );
       const [context, statistics] = await Promise.all([
@@ -239,7 +241,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const { rows, page } = await readPage<TestCase, QuarantineKey>(
         await tokens(),
         body.page_query,
-        quarantinedTestsListing(store, repository),
+        quarantinedTestsListing(listings, repository),
         deps.clock(),
       );
       const context = await recordContext(deps, repository);

@@ -3,11 +3,11 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { expositionContentType } from "../../metrics/exposition.ts";
-import { queueMetricsExposition } from "../../metrics/queue-metrics.ts";
+import { queueMetricsExposition } from "../../metrics/queue-exposition.ts";
 import { principalOf } from "../auth.ts";
-import type { ApiDependencies } from "../dependencies.ts";
+import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
-import { invalidRequest } from "../problem.ts";
+import { invalidRequest } from "../../http/problem.ts";
 import { resolveRepository } from "../repo-access.ts";
 
 const MetricsQuery = Type.Object({

@@ -11,14 +11,14 @@ import {
   type QueueEvent,
   type QueueState,
 } from "../../queue/index.ts";
-import { awaitedBranchEvents } from "../../github/awaited-branch.ts";
+import { awaitedBranchEvents } from "../../runner/awaited-branch.ts";
 import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-targets.ts";
-import { latestSubmissionRecord, listSubmissions } from "../../store/submissions.ts";
+import { latestSubmissionRecord, listSubmissions } from "../../store/submission-records.ts";
 import { principalOf } from "../auth.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
-import type { ApiDependencies } from "../dependencies.ts";
+import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
-import { conflict, notFound } from "../problem.ts";
+import { conflict, notFound } from "../../http/problem.ts";
 import { type QueueAccess, resolveQueue } from "../queue-access.ts";
 import {
   ImpactedTargetsResponse,

@@ -2,11 +2,11 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { testRunView } from "../../queue/index.ts";
-import { findTestRunRecord } from "../../store/submissions.ts";
+import { findTestRunRecord } from "../../store/submission-records.ts";
 import { principalOf } from "../auth.ts";
-import type { ApiDependencies } from "../dependencies.ts";
+import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
-import { notFound } from "../problem.ts";
+import { notFound } from "../../http/problem.ts";
 import { resolveQueue } from "../queue-access.ts";
 import { TestingDetailsRequest, TestRunRecord } from "../schemas.ts";
 import { pullRequestUrl } from "../../urls.ts";

@@ -2,7 +2,7 @@
 import type { Probot } from "probot";
 import type { QueueEvent } from "../../queue/index.ts";
 import { notReadyPullRequestsAt, queueLocation, queuesTestingSha } from "../../store/queue-locations.ts";
-import { checkRunReport, commitStatusReport } from "../status-reports.ts";
+import { checkRunReport, commitStatusReport } from "../check-payloads.ts";
 import { deliveryOf, onEachDelivery, type WebhookDependencies } from "./context.ts";
 
 export function registerCiEvents(app: Probot, deps: WebhookDependencies): void {

@@ -5,7 +5,7 @@ import type { Context, Probot } from "probot";
 import { acceptsNewSubmissions, isTerminal, type QueueEvent } from "../../queue/index.ts";
 import { findImpactedTargets } from "../../store/impacted-targets.ts";
 import { findQueueLocation } from "../../store/queue-locations.ts";
-import { awaitedBranchEvents } from "../awaited-branch.ts";
+import { awaitedBranchEvents } from "../../runner/awaited-branch.ts";
 import { parseMergeCommand } from "../merge-command.ts";
 import { deliveryOf, repoOf, onEachDelivery, type WebhookDependencies } from "./context.ts";
 

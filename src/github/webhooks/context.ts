@@ -3,8 +3,9 @@ import type { Logger, Probot } from "probot";
 import type { MergeQueueEngine } from "../../runner/engine.ts";
 import type { Store } from "../../store/database.ts";
 import { claimDelivery, completeDelivery, forgetDelivery } from "../../store/deliveries.ts";
-import { Problem } from "../../api/problem.ts";
+import { Problem } from "../../http/problem.ts";
 import type { GitHubGateway } from "../gateway.ts";
+import type { Clock } from "../../ports/clock.ts";
 
 /** What the webhook handlers translate into: the engine, and GitHub for facts a payload lacks. */
 export interface WebhookDependencies {
@@ -13,7 +14,7 @@ export interface WebhookDependencies {
   github: GitHubGateway;
   githubHost: string;
   log: Logger;
-  clock: () => number;
+  clock: Clock;
 }
 
 export interface RepositoryPayload {

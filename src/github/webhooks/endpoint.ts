@@ -2,8 +2,8 @@
 // stable code (as every /v1 refusal is) rather than Octokit's `{ "error": … }`.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot } from "probot";
-import { Problem, problemContentType } from "../../api/problem.ts";
-import { isJsonContentType } from "../../api/json-body.ts";
+import { Problem, problemContentType } from "../../http/problem.ts";
+import { isJsonContentType } from "../../http/json-body.ts";
 import { envelopeProblem, payloadProblem } from "./payload-shapes.ts";
 
 /** GitHub caps a delivery's payload at 25 MB: a larger body is not GitHub's. */

@@ -1,0 +1,135 @@
+// The layers of src/ and the one direction their imports take. docs/architecture.md explains them and draws the
+// graph from this map (npm run docs:architecture); `npm run lint` and test/architecture/ check the rules below.
+/** Innermost first. A folder or file of src/ belongs to exactly one layer. */
+export const layers = [
+  {
+    name: "core",
+    summary: "pure rules: no I/O, no clock, nothing of ours outside their own folder",
+    folders: ["queue", "health"],
+  },
+  {
+    name: "ports",
+    summary: "what the use cases need from the world (GitHub, the clock) and the typed errors they see",
+    folders: ["ports"],
+  },
+  {
+    name: "use cases",
+    summary: "the queue's runner, test health's upload, listing and triage, the simulator",
+    folders: ["runner", "health-use-cases", "simulator"],
+  },
+  {
+    name: "adapters",
+    summary: "the database, GitHub, Prometheus, the command line and the HTTP edges (/v1 and the pages)",
+    folders: ["store", "github", "metrics", "cli", "http", "api", "web"],
+  },
+  {
+    name: "entry",
+    summary: "wires everything together and mounts the edges",
+    files: ["main.ts", "app.ts", "setup-server.ts", "http-server.ts", "operator-endpoints.ts"],
+  },
+  {
+    name: "shared leaves",
+    summary: "the configuration and the service's own addresses, read by every layer outside the core",
+    files: ["config.ts", "urls.ts"],
+  },
+];
+
+const layer = (name) => layers.find((candidate) => candidate.name === name);
+const escaped = (unit) => unit.replaceAll(".", "[.]");
+/** The paths of the layers' folders (the folder's name is the match's first group) and files. */
+const pathsOf = (...names) => {
+  const folders = names.flatMap((name) => layer(name).folders ?? []);
+  const files = names.flatMap((name) => layer(name).files ?? []);
+  return [
+    ...(folders.length > 0 ? [`^src/(${folders.map(escaped).join("|")})/`] : []),
+    ...(files.length > 0 ? [`^src/(${files.map(escaped).join("|")})$`] : []),
+  ].join("|");
+};
+
+const core = pathsOf("core");
+const ports = pathsOf("ports");
+const useCases = pathsOf("use cases");
+const entry = pathsOf("entry");
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: "core-is-pure",
+      comment: "The queue and test-health cores import nothing of ours outside their own folder.",
+      severity: "error",
+      from: { path: core },
+      to: { path: "^src/", pathNot: "^src/$1/" },
+    },
+    {
+      name: "ports-know-only-the-core",
+      comment: "Ports are types and typed errors in the core's terms.",
+      severity: "error",
+      from: { path: ports },
+      to: { path: "^src/", pathNot: [ports, core] },
+    },
+    {
+      name: "use-cases-import-inwards",
+      comment:
+        "Use cases import the core, the ports, the store and the shared leaves: never an edge or the entry.",
+      severity: "error",
+      from: { path: useCases },
+      to: { path: "^src/", pathNot: [core, ports, useCases, "^src/store/", pathsOf("shared leaves")] },
+    },
+    {
+      name: "store-imports-inwards",
+      comment: "The store implements persistence for the use cases: it imports the core and the ports only.",
+      severity: "error",
+      from: { path: "^src/store/" },
+      to: { path: "^src/", pathNot: ["^src/store/", core, ports] },
+    },
+    {
+      name: "only-the-entry-imports-api",
+      comment: "The /v1 routes are mounted by the entry point; nothing else reaches into them.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/api/", entry] },
+      to: { path: "^src/api/" },
+    },
+    {
+      name: "only-the-entry-imports-web",
+      comment: "The pages are mounted by the entry point; nothing else reaches into them.",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/web/", entry] },
+      to: { path: "^src/web/" },
+    },
+    {
+      name: "adapters-stay-apart",
+      comment:
+        "GitHub, metrics, the CLI and the shared HTTP edge do not reach into one another (all may use http/).",
+      severity: "error",
+      from: { path: "^src/(github|metrics|cli|http)/" },
+      to: { path: "^src/(github|metrics|cli)/", pathNot: "^src/$1/" },
+    },
+    {
+      name: "nothing-imports-the-entry",
+      severity: "error",
+      from: { path: "^src/", pathNot: entry },
+      to: { path: entry },
+    },
+    {
+      name: "shared-leaves-are-leaves",
+      comment: "The configuration and the addresses import nothing but each other.",
+      severity: "error",
+      from: { path: pathsOf("shared leaves") },
+      to: { path: "^src/", pathNot: pathsOf("shared leaves") },
+    },
+    {
+      name: "no-cycles",
+      comment: "A cycle hides which module is the lower one.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    includeOnly: "^src/",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    doNotFollow: { path: "node_modules" },
+  },
+};

@@ -1,0 +1,49 @@
+// Reclassifies test cases from their stored runs (contract 7.3): for the tests of an upload that need it, and for
+// the hourly ageing pass.
+import type { Kysely } from "kysely";
+import type { Dialect } from "../store/database.ts";
+import type { Database } from "../store/schema.ts";
+import type { TestCase } from "../health/test-case.ts";
+import { loadTestCases, saveTestCaseHealth } from "../store/test-cases.ts";
+import { runHistory } from "../store/test-results.ts";
+import { CLASSIFICATION_WINDOW_MS, classifyTest } from "../health/classification.ts";
+import { reclassifiedHealth, sameHealth } from "../health/test-case-health.ts";
+
+export interface ClassificationContext {
+  stableBranches: ReadonlySet<string>;
+  now: number;
+  /** The repository's setting (see TestHealthSettings). */
+  autoQuarantine: boolean;
+}
+
+/**
+ * Classifies the given tests from their runs in the window and saves the health of those whose health changed.
+ * Returns every one of them as it now stands. Call it in the repository's test-health transaction.
+ */
+export async function reclassifyTestCases(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  testKeys: readonly number[],
+  context: ClassificationContext,
+): Promise<TestCase[]> {
+  if (testKeys.length === 0) return [];
+  const [testCases, history] = await Promise.all([
+    loadTestCases(db, testKeys),
+    runHistory(db, testKeys, context.now - CLASSIFICATION_WINDOW_MS),
+  ]);
+  const now = new Date(context.now);
+  const changed: TestCase[] = [];
+  const reclassified = testCases.map((testCase) => {
+    const classification = classifyTest(history.get(testCase.key) ?? [], {
+      stableBranches: context.stableBranches,
+      now,
+    });
+    const health = reclassifiedHealth(testCase, classification, context.now, context.autoQuarantine);
+    if (sameHealth(health, testCase)) return testCase;
+    const updated = { ...testCase, ...health };
+    changed.push(updated);
+    return updated;
+  });
+  await saveTestCaseHealth(db, dialect, changed);
+  return reclassified;
+}

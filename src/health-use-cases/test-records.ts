@@ -1,0 +1,178 @@
+// Test cases → the wire records of interface 2.5, every field filled as contract 7.5 says.
+import type { Kysely } from "kysely";
+import { CLASSIFICATION_WINDOW_MS } from "../health/classification.ts";
+import type { Codeowners } from "../health/codeowners.ts";
+import type { Repository } from "../store/repositories.ts";
+import type { Database } from "../store/schema.ts";
+import type { TestCase } from "../health/test-case.ts";
+import {
+  type CommonFailure,
+  commonFailures,
+  pullRequestsImpacted,
+  type RunCounts,
+  runCounts,
+} from "../store/test-results.ts";
+import { ticketUrls } from "../store/test-tickets.ts";
+import type { Config } from "../config.ts";
+import type { Clock } from "../ports/clock.ts";
+import type { Store } from "../store/database.ts";
+import type { RepositoryFacts } from "./checkout-facts.ts";
+
+// contract 1: ISO 8601 UTC with milliseconds.
+const isoTime = (epochMs: number) => new Date(epochMs).toISOString();
+
+/** contract 7.5: the five most common failures. */
+const COMMON_FAILURES_SHOWN = 5;
+
+export interface RecordContext {
+  /** The repository's page on GitHub. */
+  repositoryUrl: string;
+  /** PUBLIC_URL: the service's own address. */
+  publicUrl: string;
+  codeowners: Codeowners;
+}
+
+export interface TestStatistics {
+  runs: RunCounts | undefined;
+  commonFailures: CommonFailure[];
+  pullRequestsImpacted: number;
+  /** The linked ticket's URL, if any. */
+  ticketUrl: string | null;
+}
+
+/**
+ * What the records of `testCases` need from their results and linked tickets, read in a few queries for the whole
+ * page.
+ */
+export async function testStatistics(
+  db: Kysely<Database>,
+  testCases: readonly TestCase[],
+  now: number,
+  options: { full: boolean },
+): Promise<Map<number, TestStatistics>> {
+  const keys = testCases.map((testCase) => testCase.key);
+  const since = now - CLASSIFICATION_WINDOW_MS;
+  const [runs, failures, pullRequests, tickets] = await Promise.all([
+    options.full ? runCounts(db, keys, now) : new Map<number, RunCounts>(),
+    options.full
+      ? commonFailures(db, keys, since, COMMON_FAILURES_SHOWN)
+      : new Map<number, CommonFailure[]>(),
+    pullRequestsImpacted(db, keys, since),
+    ticketUrls(db, keys),
+  ]);
+  return new Map(
+    keys.map((key) => [
+      key,
+      {
+        runs: runs.get(key),
+        commonFailures: failures.get(key) ?? [],
+        pullRequestsImpacted: pullRequests.get(key) ?? 0,
+        ticketUrl: tickets.get(key) ?? null,
+      },
+    ]),
+  );
+}
+
+interface RecordDependencies {
+  config: Pick<Config, "githubWebUrl" | "publicUrl">;
+  store: Store;
+  repositoryFacts: RepositoryFacts;
+  clock: Clock;
+}
+
+export async function recordContext(
+  deps: RecordDependencies,
+  repository: Repository,
+): Promise<RecordContext> {
+  return {
+    repositoryUrl: `${deps.config.githubWebUrl}/${repository.owner}/${repository.name}`,
+    publicUrl: deps.config.publicUrl,
+    codeowners: await deps.repositoryFacts.codeowners(repository),
+  };
+}
+
+/** The full records of a page of tests of one repository. */
+export async function fullTestRecords(
+  deps: RecordDependencies,
+  repository: Repository,
+  testCases: readonly TestCase[],
+) {
+  const [context, statistics] = await Promise.all([
+    recordContext(deps, repository),
+    testStatistics(deps.store.db, testCases, deps.clock(), { full: true }),
+  ]);
+  return testCases.map((testCase) => testRecord(context, testCase, statistics.get(testCase.key)));
+}
+
+const status = (testCase: TestCase) => ({
+  value: testCase.status,
+  reason: testCase.statusReason,
+  timestamp: isoTime(testCase.statusChangedAt),
+});
+
+const ticketOf = (statistics: TestStatistics | undefined): { html_url: string } | null =>
+  statistics?.ticketUrl ? { html_url: statistics.ticketUrl } : null;
+
+// contract 7.5: a fraction over all runs in the period, 0 without runs.
+const rate = (failures: number, runs: number) => (runs === 0 ? 0 : failures / runs);
+
+/** Items of list-unhealthy-tests: the full record without most_common_failures and the failure rates. */
+export function unhealthyTestRecord(
+  context: RecordContext,
+  testCase: TestCase,
+  statistics: TestStatistics | undefined,
+) {
+  return {
+    id: testCase.id,
+    repository: { html_url: context.repositoryUrl },
+    html_url: `${context.publicUrl}/tests/${testCase.id}`,
+    name: testCase.name,
+    variant: testCase.variant,
+    status: status(testCase),
+    codeowners: context.codeowners.ownersOf(testCase.filePath),
+    pull_requests_impacted_last_7d: statistics?.pullRequestsImpacted ?? 0,
+    quarantined: testCase.quarantined,
+    quarantine_setting: testCase.quarantineSetting,
+    file_path: testCase.filePath,
+    parent: testCase.parent,
+    classname: testCase.classname,
+    // contract 7.5: null until a ticket is linked (link-ticket).
+    ticket: ticketOf(statistics),
+  };
+}
+
+/** The full record: items of list-failing-tests, `test` of get-test-details and set-quarantine-setting. */
+export function testRecord(
+  context: RecordContext,
+  testCase: TestCase,
+  statistics: TestStatistics | undefined,
+) {
+  const runs = statistics?.runs;
+  return {
+    ...unhealthyTestRecord(context, testCase, statistics),
+    most_common_failures: (statistics?.commonFailures ?? []).map((failure) => ({
+      summary: failure.summary,
+      occurrence_count: failure.occurrenceCount,
+      last_occurrence: isoTime(failure.lastOccurrence),
+    })),
+    failure_rate_last_7d: rate(runs?.failuresLast7d ?? 0, runs?.runsLast7d ?? 0),
+    failure_rate_last_24h: rate(runs?.failuresLast24h ?? 0, runs?.runsLast24h ?? 0),
+  };
+}
+
+/** Items of list-quarantined-tests (interface 2.5), plus status and quarantine_setting (contract 7.5). */
+export function quarantinedTestRecord(context: RecordContext, testCase: TestCase) {
+  return {
+    name: testCase.name,
+    parent: testCase.parent,
+    file: testCase.filePath,
+    classname: testCase.classname,
+    codeowners: context.codeowners.ownersOf(testCase.filePath),
+    quarantined_at: isoTime(testCase.quarantinedAt ?? testCase.statusChangedAt),
+    status_last_updated_at: isoTime(testCase.statusChangedAt),
+    test_case_id: testCase.id,
+    variant: testCase.variant,
+    status: status(testCase),
+    quarantine_setting: testCase.quarantineSetting,
+  };
+}

@@ -1,0 +1,51 @@
+// What the test-health listings read from storage (src/health-use-cases/test-listings.ts walks them): how many rows
+// a listing holds as of a snapshot, a page of them, and the secret their page tokens are signed with.
+// src/store/test-listings.ts implements it.
+import type { HealthStatus } from "../health/classification.ts";
+import type {
+  FailingTest,
+  FailureCountKey,
+  Page,
+  PagePosition,
+  QuarantineKey,
+  StatusChangeKey,
+} from "../health/listings.ts";
+import type { TestCase } from "../health/test-case.ts";
+
+/** The failures of a repository that list-failing-tests counts: in [from, to), received by `snapshot`. */
+export interface FailureRange {
+  repositoryId: string;
+  from: number;
+  to: number;
+  snapshot: number;
+}
+
+export interface TestListingReads {
+  countUnhealthyTests(
+    repositoryId: string,
+    status: Exclude<HealthStatus, "healthy">,
+    snapshot: number,
+  ): Promise<number>;
+  unhealthyTestsPage(
+    repositoryId: string,
+    status: Exclude<HealthStatus, "healthy">,
+    snapshot: number,
+    position: PagePosition<StatusChangeKey>,
+    limit: number,
+  ): Promise<Page<TestCase>>;
+  countQuarantinedTests(repositoryId: string, snapshot: number): Promise<number>;
+  quarantinedTestsPage(
+    repositoryId: string,
+    snapshot: number,
+    position: PagePosition<QuarantineKey>,
+    limit: number,
+  ): Promise<Page<TestCase>>;
+  countFailingTests(range: FailureRange): Promise<number>;
+  failingTestsPage(
+    range: FailureRange,
+    position: PagePosition<FailureCountKey>,
+    limit: number,
+  ): Promise<Page<FailingTest>>;
+  /** The service's secret for signing page tokens (the same on every replica). */
+  pageTokenSecret(): Promise<Buffer>;
+}
