@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { splitReport } from "../../src/cli/report-parts.ts";
 import { CliError } from "../../src/cli/io.ts";
-import { parseJunitDocument, type ParsedTestCase } from "../../src/health/junit-parser.ts";
+import { parseJunitDocument } from "../../src/health/junit-documents.ts";
+import type { ParsedTestCase } from "../../src/health/parsed-report.ts";
 
 async function parse(documents: string[]): Promise<ParsedTestCase[]> {
   const cases: ParsedTestCase[] = [];
