@@ -36,7 +36,12 @@ function preemptForUrgent(draft: QueueDraft): void {
   const state = draft.state;
   const urgent = state.line.filter((prNumber) => {
     const pr = requirePr(draft, prNumber);
-    return skipsTheLine(pr.priorityValue) && (pr.state === "pending" || isStarted(pr.state));
+    // A sidelined PR has no place in the stack to claim until it is back in the queue.
+    return (
+      skipsTheLine(pr.priorityValue) &&
+      pr.sidelined !== true &&
+      (pr.state === "pending" || isStarted(pr.state))
+    );
   });
   for (const urgentPr of urgent) {
     const pr = requirePr(draft, urgentPr);
