@@ -11,22 +11,27 @@ export type Departure =
   | { readonly to: "failed"; readonly reason: FailureReason; readonly detail: string }
   | { readonly to: "cancelled"; readonly reason: CancelReason; readonly detail: string };
 
-function consequence(prNumber: number, departure: Departure): { reason: RequeueReason; detail: string } {
+/** What becomes of a PR built on one that left, or tested with it in the same run (`sameRun`). */
+function consequence(
+  prNumber: number,
+  departure: Departure,
+  sameRun: boolean,
+): { reason: RequeueReason; detail: string } {
+  const who = sameRun ? `#${prNumber}, tested with it,` : `#${prNumber} ahead of it`;
   switch (departure.to) {
     case "failed":
-      return {
-        reason: "pr_ahead_failed",
-        detail: `#${prNumber} ahead of it failed; it will be tested again without it.`,
-      };
+      return { reason: "pr_ahead_failed", detail: `${who} failed; it will be tested again without it.` };
     case "cancelled":
       return {
         reason: "pr_ahead_cancelled",
-        detail: `#${prNumber} ahead of it was cancelled; it will be tested again without it.`,
+        detail: `${who} was cancelled; it will be tested again without it.`,
       };
     case "waiting":
       return {
         reason: "pr_ahead_requeued",
-        detail: `#${prNumber} ahead of it went back to the queue; it will be tested again behind it.`,
+        detail: sameRun
+          ? `${who} went back to the queue; it will be tested again.`
+          : `${who} went back to the queue; it will be tested again behind it.`,
       };
   }
 }
@@ -36,7 +41,12 @@ function consequence(prNumber: number, departure: Departure): { reason: RequeueR
  * waiting (contract 5.1 testing → pending, 5.3, 5.5 "retested without it"), and so do the PRs whose
  * success it vouched for (contract 5.5 optimistic merging): their passing run no longer stands.
  */
-export function releaseStarted(draft: QueueDraft, prNumber: number, departure: Departure): void {
+export function releaseStarted(
+  draft: QueueDraft,
+  prNumber: number,
+  departure: Departure,
+  leaving: ReadonlySet<number> = new Set(),
+): void {
   const entry = requirePr(draft, prNumber);
   if (!isStarted(entry.state)) return;
   const ownRun = entry.state === "testing" && entry.testRunId !== null ? entry.testRunId : null;
@@ -48,22 +58,22 @@ export function releaseStarted(draft: QueueDraft, prNumber: number, departure: D
     transition(draft, prNumber, departure.to, departure.reason, departure.detail, { passingRunId: null });
   }
 
-  const followUp = consequence(prNumber, departure);
   const affected: { prNumber: number; reason: RequeueReason; detail: string }[] = [];
   for (const other of activePrs(draft.state)) {
-    // A merge in flight cannot be called back; its result decides what happens to its PRs.
-    if (draft.state.merging?.prNumbers.includes(other)) continue;
+    // A merge in flight cannot be called back; its result decides what happens to its PRs. PRs already
+    // leaving for a reason of their own are released for it.
+    if (draft.state.merging?.prNumbers.includes(other) || leaving.has(other)) continue;
     const pr = requirePr(draft, other);
     // Runs on the side identify culprits: a PR of the stack that is only tested again leaves them standing.
     if (pr.sidelined === true && departure.to === "waiting" && entry.sidelined !== true) continue;
     const run = relevantRun(draft.state, pr);
-    const builtOnIt =
-      run?.dependsOn.includes(prNumber) ||
+    const sameRun =
       (ownRun !== null && pr.state === "testing" && pr.testRunId === ownRun) ||
       // Its failure was seen with this PR in the same run (contract 5.6): it is tested again without it.
-      (pr.state === "pending_failure" && run?.prs.some((tested) => tested.number === prNumber));
-    if (builtOnIt) affected.push({ prNumber: other, ...followUp });
-    else if (passingRunId !== null && pr.passingRunId === passingRunId) {
+      (pr.state === "pending_failure" && run?.prs.some((tested) => tested.number === prNumber) === true);
+    if (sameRun || run?.dependsOn.includes(prNumber)) {
+      affected.push({ prNumber: other, ...consequence(prNumber, departure, sameRun) });
+    } else if (passingRunId !== null && pr.passingRunId === passingRunId) {
       affected.push({
         prNumber: other,
         reason: "passing_run_withdrawn",
@@ -81,8 +91,9 @@ function releaseAll(
   draft: QueueDraft,
   affected: readonly { prNumber: number; reason: RequeueReason; detail: string }[],
 ): void {
+  const leaving = new Set(affected.map((pr) => pr.prNumber));
   for (const pr of [...affected].reverse()) {
-    releaseStarted(draft, pr.prNumber, { to: "waiting", reason: pr.reason, detail: pr.detail });
+    releaseStarted(draft, pr.prNumber, { to: "waiting", reason: pr.reason, detail: pr.detail }, leaving);
   }
 }
 

@@ -48,6 +48,9 @@ function planGroup(state: QueueState, passed: readonly number[]): MergePlan | nu
     const runId = last === undefined ? undefined : state.prs[last]?.passingRunId;
     const run = runId == null ? undefined : state.runs[runId];
     if (run?.testBranchSha == null || run.prs.at(-1)?.number !== last) continue;
+    // Its tested commit holds the test branch's merges of PRs that were since merged as new commits.
+    const rewritten = run.mergeCountAtStart < (state.target.rewrittenUpTo ?? 0);
+    if (rewritten && state.settings.mergeMethod === "merge_commit") continue;
     const unmerged = unmergedTestedPrs(state, run);
     if (unmerged !== null && sameNumbers(unmerged, group)) return { run, prNumbers: group };
   }
@@ -63,7 +66,13 @@ function mergeNext(draft: QueueDraft, run: TestRun, group: readonly number[]): v
   const method = state.settings.mergeMethod;
   const first = group[0] as number;
   const inFlight = method === "merge_commit" ? group : [first];
-  const merge: MergeInFlight = { id: mergeIdOf(run.id, inFlight), runId: run.id, prNumbers: group, inFlight };
+  const merge: MergeInFlight = {
+    id: mergeIdOf(run.id, inFlight),
+    runId: run.id,
+    prNumbers: group,
+    inFlight,
+    ...(method === "merge_commit" ? {} : { rewrites: true }),
+  };
   draft.update({ merging: merge });
   if (method === "merge_commit") draft.emit(fastForwardTarget(state, merge, run.testBranchSha as string));
   else draft.emit(mergePullRequest(state, merge, requirePr(draft, first), method));
@@ -137,6 +146,7 @@ export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string
       mergeCount: target.mergeCount + merged.length,
       recentHeads: rememberHead(target, sha),
       headsSeenWhileMerging: [],
+      ...(merge.rewrites === true ? { rewrittenUpTo: target.mergeCount + merged.length } : {}),
     },
   });
   const rest = merge.prNumbers.slice(merged.length);

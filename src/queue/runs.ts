@@ -5,7 +5,7 @@ import type { QueueDraft } from "./draft.ts";
 import { failRunTests } from "./failures.ts";
 import { compareQueueOrder, startedPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
-import { endRun, inProgressRuns, relevantRun, requireRun } from "./run-lifecycle.ts";
+import { endRun, inProgressRuns, relevantRun, requireRun, retireRun } from "./run-lifecycle.ts";
 import { formingBatch } from "./batching.ts";
 import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./state.ts";
 import { attemptStartedAt, isStarted } from "./state.ts";
@@ -215,6 +215,8 @@ function succeedRun(draft: QueueDraft, run: TestRun): void {
   endRun(draft, run.id, "succeeded", "succeeded", `All required statuses passed on ${run.testBranchSha}.`);
   if (run.purpose !== undefined) {
     clearSuspects(draft, run);
+    // Nothing merges from a run on the side.
+    retireRun(draft, run.id);
     return;
   }
   for (const { number } of run.prs) {

@@ -179,6 +179,11 @@ export interface TargetBranchState {
   readonly recentHeads: readonly string[];
   /** Unknown heads reported while a merge was in flight: ours or not is decided by the merge result. */
   readonly headsSeenWhileMerging: readonly string[];
+  /**
+   * `mergeCount` after the latest squash or rebase merge, which puts new commits on the branch rather than the
+   * tested ones: a run started before it cannot be fast-forwarded to (merge_commit). Absent: none.
+   */
+  readonly rewrittenUpTo?: number;
 }
 
 /** PRs merging together (contract 5.4, 5.5): nothing else merges, and none of them is pulled back, meanwhile. */
@@ -191,6 +196,8 @@ export interface MergeInFlight {
   readonly prNumbers: readonly number[];
   /** Those the command in flight merges: the whole group for merge_commit, else its first PR. */
   readonly inFlight: readonly number[];
+  /** squash or rebase: the merge makes new commits (see `TargetBranchState.rewrittenUpTo`). */
+  readonly rewrites?: boolean;
 }
 
 export interface QueueState {

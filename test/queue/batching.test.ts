@@ -138,6 +138,19 @@ describe("batch formation (contract 5.6)", () => {
     expect(queue.testedSince(1)).toEqual([[1, 2]]);
   });
 
+  it("tells the PRs of a batch that a PR of their batch was cancelled, not that a PR ahead of them was", () => {
+    const queue = aScenario(batching).submit(1, 2, 3);
+
+    queue.on({ type: "cancel_requested", prNumber: 3, reason: "cancelled_by_user" });
+
+    for (const number of [1, 2]) {
+      const requeued = queue.pr(number).history[2];
+      expect(requeued).toMatchObject({ state: "pending", reason: "pr_ahead_cancelled" });
+      expect(requeued?.detail).not.toContain("ahead of it");
+      expect(requeued?.detail).toContain("#3");
+    }
+  });
+
   it("tests the next batch speculatively on top of the batch ahead", () => {
     const queue = aScenario({ ...batching, batchingMinSize: 2, concurrency: 2 }).submit(1, 2, 3, 4);
 

@@ -67,11 +67,18 @@ function checkEveryPrAccountedFor(state: QueueState): void {
 
 /**
  * Contract 5.2: started PRs first, in the order their runs stack; then the waiting ones by priority,
- * then submission.
+ * then submission; then the sidelined ones (suspects tested on the side), all started.
  */
 function checkOrder(state: QueueState): void {
-  const started = state.line.findIndex((prNumber) => !STARTED.has(entry(state, prNumber).state));
-  const waiting = started < 0 ? [] : state.line.slice(started).map((prNumber) => entry(state, prNumber));
+  const sidelined = state.line.findIndex((prNumber) => entry(state, prNumber).sidelined === true);
+  const stackAndWaiting = sidelined < 0 ? state.line : state.line.slice(0, sidelined);
+  for (const prNumber of sidelined < 0 ? [] : state.line.slice(sidelined)) {
+    const pr = entry(state, prNumber);
+    expect(pr.sidelined, `#${prNumber} behind a sidelined PR is sidelined`).toBe(true);
+    expect(STARTED, `sidelined #${prNumber} is started`).toContain(pr.state);
+  }
+  const started = stackAndWaiting.findIndex((prNumber) => !STARTED.has(entry(state, prNumber).state));
+  const waiting = started < 0 ? [] : stackAndWaiting.slice(started).map((prNumber) => entry(state, prNumber));
   for (const pr of waiting)
     expect(WAITING, `#${pr.number} behind a waiting PR is waiting`).toContain(pr.state);
   const sorted = [...waiting].sort(
@@ -114,6 +121,8 @@ function checkRuns(state: QueueState, limits: RunLimits): void {
     );
     const content = [...own.dependsOn, ...own.prs.map((tested) => tested.number)];
     expect(content).toContain(prNumber);
+    // A suspect is tested on the base of the run it failed in, which the stack may have left.
+    if (pr.sidelined === true) return;
     // What a live run was built on is still there: merged, or started ahead of it.
     const index = own.dependsOn.indexOf(prNumber);
     for (const ahead of index < 0 ? own.dependsOn : own.dependsOn.slice(0, index)) {

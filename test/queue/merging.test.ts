@@ -255,4 +255,18 @@ describe("merging (contract 5.4)", () => {
     queue.mergeSucceeds().pass(2);
     expect(queue.state.merging?.prNumbers).toEqual([2]);
   });
+
+  it("does not fast-forward to a tested commit built on a PR that was merged by rebase after switching to merge_commit", () => {
+    const queue = aScenario({ concurrency: 2, mergeMethod: "rebase" }).submit(1).createBranches();
+    queue.submit(2).createBranches();
+    expect(queue.runOf(2).baseSha).toBe(queue.runOf(1).testBranchSha);
+    queue.pass(1).mergeSucceeds();
+    queue.on({ type: "queue_updated", settings: { mergeMethod: "merge_commit" } });
+
+    queue.pass(2);
+
+    // The target holds #1 rebased (main-1), not run q-1's tested commit that run q-2 was built on.
+    expect(queue.commandsOf("fast_forward_target")).toEqual([]);
+    expect(queue.stateOf(2)).not.toBe("merged");
+  });
 });
