@@ -39,7 +39,6 @@ describe("a failed batch leaves the stack (contract 5.6)", () => {
     });
     expect(queue.inFlight("main")).toEqual([[5, 6, 7, 8]]);
     expect(queue.runTesting(5, 6, 7, 8).dependsOn).toEqual([]);
-    expect(queue.stateOf(8)).toBe("testing");
     expect(queue.line).toEqual([5, 6, 7, 8, 1, 2, 3, 4]);
   });
 });
@@ -154,6 +153,28 @@ describe("what bisection decides (contract 5.6)", () => {
     ]);
     queue.mergeSucceeds();
     expect([queue.stateOf(1), queue.stateOf(2)]).toEqual(["merged", "merged"]);
+  });
+
+  it("lets a later part's pass answer for the parts it was tested on: they all go back to the queue", () => {
+    const queue = batchesOf(4, { concurrency: 2 }).submit(1, 2, 3, 4);
+    queue.failRun(1, 2, 3, 4);
+    const firstHalf = queue.runTesting(1, 2);
+    const secondHalf = queue.runTesting(3, 4);
+
+    queue.passRun(3, 4);
+
+    expect(queue.state.runs[firstHalf.id]).toMatchObject({
+      status: "cancelled",
+      endReason: "superseded",
+      endDetail: `Run ${secondHalf.id}, which holds it, passed.`,
+    });
+    for (const number of [1, 2, 3, 4]) {
+      expect(queue.pr(number).history.at(-2)).toMatchObject({
+        state: "pending",
+        reason: "cleared_by_retest",
+      });
+    }
+    expect(queue.inFlight("main")).toEqual([[1, 2, 3, 4]]);
   });
 
   it("makes a culprit found by bisection wait for the PRs ahead of it still under test", () => {
