@@ -168,6 +168,26 @@ export class QueueScenario {
       .map((run) => run.prs.map((pr) => pr.number));
   }
 
+  /**
+   * The runs in flight of the main line (`"main"`) or of the bisection pool (`"side"`), as `[PR numbers]`
+   * each, in the order they started.
+   */
+  inFlight(line: "main" | "side"): number[][] {
+    return this.runs()
+      .filter((run) => run.status === "in_progress" && (run.purpose === undefined) === (line === "main"))
+      .map((run) => run.prs.map((pr) => pr.number));
+  }
+
+  /** Passes every run of the main line in flight and completes the merges, until the main line is idle. */
+  passMainLine(): this {
+    for (;;) {
+      this.mergeAll();
+      const [next] = this.inFlight("main");
+      if (next === undefined) return this;
+      this.passRun(...next);
+    }
+  }
+
   /** The run in flight testing exactly `prNumbers`. */
   runTesting(...prNumbers: number[]): TestRun {
     const run = Object.values(this.state.runs).find(
