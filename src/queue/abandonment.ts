@@ -121,7 +121,10 @@ export function sideline(
     .map((other) => ({
       prNumber: other,
       reason: "pr_ahead_failed" as const,
-      detail: `${suspects} ahead of it failed; it will be tested again without them while they are retested.`,
+      detail:
+        prNumbers.length === 1
+          ? `${suspects} ahead of it failed; it will be tested again without it while it is retested.`
+          : `${suspects} ahead of it failed; it will be tested again without them while they are retested.`,
     }));
   releaseAll(draft, affected);
 }

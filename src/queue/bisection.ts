@@ -42,7 +42,7 @@ function split(draft: QueueDraft, group: FailedGroup, slots: number): number {
       purpose: "bisection",
       failedRunId: group.run.id,
       dependsOn: [...base, ...parts.slice(0, index).flat()],
-      why: `Bisecting run ${group.run.id}, which failed with ${size} PRs`,
+      why: `Bisecting run ${group.run.id}, which failed with ${group.run.prs.length} PRs`,
     });
   });
   return tested.length;

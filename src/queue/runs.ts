@@ -69,14 +69,19 @@ function preemptForUrgent(draft: QueueDraft): void {
  * How a started PR is merged into test branches: dated when its attempt started, so that merging it on the
  * same commit again, in a run behind it or in a bisection run, makes the same commit (see TestBranchMerge).
  */
-function testedMerge(draft: QueueDraft, prNumber: number, commitDate?: number): TestBranchMerge {
+function testedMerge(draft: QueueDraft, prNumber: number): TestBranchMerge {
   const pr = requirePr(draft, prNumber);
-  return {
-    number: pr.number,
-    headSha: pr.headSha,
-    title: pr.title,
-    commitDate: commitDate ?? attemptStartedAt(pr),
-  };
+  return { number: pr.number, headSha: pr.headSha, title: pr.title, commitDate: attemptStartedAt(pr) };
+}
+
+/**
+ * How a run of the bisection pool merges its own PRs: it tests again what a failed run tested, so its commit
+ * must be a new one, on which CI runs anew (results are kept per commit, and the failed run's commit carries
+ * its failure). The merge message names the run, which makes the commit its own whatever the clock says.
+ */
+function retestMerge(draft: QueueDraft, prNumber: number, runId: string): TestBranchMerge {
+  const merge = testedMerge(draft, prNumber);
+  return { ...merge, title: `${merge.title} (retested in run ${runId})`, commitDate: draft.now };
 }
 
 /**
@@ -158,10 +163,8 @@ export function startRun(draft: QueueDraft, prNumbers: readonly number[], follow
     );
   }
   const ahead = baseRun === undefined ? dependsOn.map((prNumber) => testedMerge(draft, prNumber)) : [];
-  // A run of the bisection pool tests again what a failed run tested: dated now, its PRs make a new commit, on
-  // which CI runs anew (results are kept per commit, so the same commit would carry the old failure).
   const own = prNumbers.map((prNumber) =>
-    testedMerge(draft, prNumber, followUp === undefined ? undefined : draft.now),
+    followUp === undefined ? testedMerge(draft, prNumber) : retestMerge(draft, prNumber, id),
   );
   draft.emit(createTestBranch(state, run, [...ahead, ...own]));
 }

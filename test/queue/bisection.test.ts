@@ -305,7 +305,7 @@ describe("bisection_skip_redundant_tests (contract 5.6)", () => {
     expect(queue.pr(2).history.at(-2)).toMatchObject({
       state: "pending",
       reason: "pr_ahead_failed",
-      detail: "#1 ahead of it failed; it will be tested again without it.",
+      detail: "#1, tested with it, failed; it will be tested again without it.",
     });
     expect(queue.inFlight("main")).toEqual([[2]]);
   });

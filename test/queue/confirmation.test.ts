@@ -45,7 +45,15 @@ describe("flake evidence: a failure is confirmed before it fails a PR (confirmFa
 
     const [confirmationBranch] = queue.commandsOf("create_test_branch");
     expect(confirmationBranch).toMatchObject({ runId: queue.runOf(1).id, baseSha: failedBranch?.baseSha });
-    expect(confirmationBranch?.prs).toEqual([{ ...failedBranch?.prs[0], commitDate: queue.now }]);
+    // Dated now and named after the run, its merge is a commit of its own however fast the clock moves.
+    const confirmationId = queue.runOf(1).id;
+    expect(confirmationBranch?.prs).toEqual([
+      {
+        ...failedBranch?.prs[0],
+        title: `${failedBranch?.prs[0]?.title} (retested in run ${confirmationId})`,
+        commitDate: queue.now,
+      },
+    ]);
     expect(confirmationBranch?.prs[0]?.commitDate).not.toBe(failedBranch?.prs[0]?.commitDate);
   });
 

@@ -202,9 +202,33 @@ describe.each(testDialects)("batching and bisection on %s", (dialect) => {
       const failed = await record(1);
       expect(failed).toMatchObject({ state: "failed", stateReason: "tests_failed" });
       expect(failed.stateDetail).toContain(
-        `It failed again alone in run ${confirmation.id}, after run ${first.id} failed.`,
+        `It failed again alone in run ${confirmation.id}, after run ${first.id} failed:`,
       );
       expect(s.repo.pullRequest(1).merged).toBe(false);
+    });
+
+    it("retests a flaky failure on a new commit, and the PR merges", async () => {
+      await createQueue({ batch: false, confirmFailures: true });
+      await submitPrs([1]);
+      const first = await runOf(1);
+      // CI takes its time: the runs below start later than the first.
+      s.clock.now += 20 * MINUTE_MS;
+      await report(first.id, "failure");
+      const confirmation = await runOf(1);
+      expect(confirmation).toMatchObject({ purpose: "confirmation", followsUpRunId: first.id });
+      // CI results belong to commits: the confirmation tests a commit of its own, which CI runs anew.
+      expect(confirmation.testBranchSha).not.toBe(first.testBranchSha);
+      expect(confirmation.status).toBe("in_progress");
+
+      s.clock.now += 20 * MINUTE_MS;
+      await report(confirmation.id, "success");
+      expect(await record(1)).toMatchObject({ state: "testing" });
+      const retest = await runOf(1);
+      expect(retest.purpose).toBe("main");
+      await report(retest.id, "success");
+
+      expect(await record(1)).toMatchObject({ state: "merged" });
+      expect(s.repo.pullRequest(1).merged).toBe(true);
     });
   });
 
