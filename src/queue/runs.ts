@@ -253,10 +253,12 @@ function clearSuspects(draft: QueueDraft, run: TestRun): void {
   );
   for (const prNumber of cleared) {
     const pr = requirePr(draft, prNumber);
-    // A part ahead still testing on the side: this pass, which holds it, answers for it.
-    if (pr.state === "testing" && pr.testRunId !== null && pr.testRunId !== run.id) {
-      endRun(draft, pr.testRunId, "cancelled", "superseded", `Run ${run.id}, which holds it, passed.`);
-    }
+    // A part ahead still testing on the side: this pass, which holds all of it, answers for it.
+    const partRun =
+      pr.state === "testing" && pr.testRunId !== run.id ? draft.run(pr.testRunId ?? "") : undefined;
+    if (partRun?.prs.every((tested) => cleared.includes(tested.number))) {
+      endRun(draft, partRun.id, "cancelled", "superseded", `Run ${run.id}, which holds it, passed.`);
+    } else if (partRun !== undefined) continue;
     returnToWaiting(
       draft,
       prNumber,

@@ -118,19 +118,21 @@ const DAYS = [
   ["Typical day", typicalDay],
 ] as const;
 
-/** Concurrency, optimistic merging with depth 1 and 2, and the batching settings (passed to the core as set). */
+/**
+ * Concurrency and optimistic merging, then confirmation of failures, batching with bisection (with and without
+ * skipping redundant tests), and adaptive batching.
+ */
 const POLICIES = parsePolicies(
   [
-    "k=4",
     "k=8",
-    "k=4,optimistic,d=1",
-    "k=4,optimistic,d=2",
-    "k=8,optimistic",
     "k=8,optimistic,d=1",
-    "k=8,optimistic,d=2",
-    "k=8,batch=4",
-    "k=8,batch=4,optimistic,d=2",
-    "k=8,batch=4,wait=10,bisection=4,skip-redundant-tests",
+    "k=8,optimistic,d=1,confirm",
+    "k=8,batch=4,wait=1",
+    "k=8,batch=4,wait=1,skip-redundant-tests",
+    "k=8,batch=4,wait=1,skip-redundant-tests,confirm",
+    "k=8,batch=2,wait=1,skip-redundant-tests,confirm,optimistic,d=1",
+    "k=8,batch=4,wait=1,skip-redundant-tests,confirm,optimistic,d=1",
+    "k=8,batch=8,wait=1,skip-redundant-tests,confirm,optimistic,d=1,adaptive",
   ].join(";"),
 );
 
