@@ -1,5 +1,5 @@
 import type { QueueDraft } from "./draft.ts";
-import { activePrs } from "./ordering.ts";
+import { activePrs, startedPrs } from "./ordering.ts";
 import { endRun, relevantRun, retireRun } from "./run-lifecycle.ts";
 import type { CancelReason, FailureReason, RequeueReason } from "./state.ts";
 import { isStarted, isTerminal } from "./state.ts";
@@ -112,8 +112,7 @@ export function sideline(
     transition(draft, prNumber, "pending_failure", reason, detail, { sidelined: true });
   }
   const suspects = prNumbers.map((prNumber) => `#${prNumber}`).join(", ");
-  // What was built on them, in the stack or on the side (a run whose base held them no longer tells anything).
-  const affected = activePrs(draft.state)
+  const affected = startedPrs(draft.state)
     .filter((other) => {
       if (prNumbers.includes(other) || draft.state.merging?.prNumbers.includes(other)) return false;
       const run = relevantRun(draft.state, requirePr(draft, other));
