@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { readCiEnvironment } from "./ci-environment.ts";
 import { CliError, type ClientContext } from "./io.ts";
 import { pullRequestOfEvent } from "./pull-request-event.ts";
+import { RequiredValues } from "./required-values.ts";
 import { postToService } from "./service-client.ts";
 import { checkServiceUrl, ownerAndName, repoHost } from "./upload-metadata.ts";
 
@@ -61,17 +62,9 @@ export function registerImpactedTargetsCommand(program: Command, context: Client
       const targets = await impactedTargets(options);
       const env = readCiEnvironment();
       const event = await pullRequestOfEvent(env.GITHUB_EVENT_PATH);
-      const missing: string[] = [];
-      const need = (value: string | undefined, what: string): string => {
-        if (value === undefined || value === "") missing.push(what);
-        return value ?? "";
-      };
-      const serviceUrl = need(options.url ?? env.SWITCHYARD_URL, "the service URL (--url or SWITCHYARD_URL)");
-      const token = need(options.token ?? env.SWITCHYARD_TOKEN, "an API token (--token or SWITCHYARD_TOKEN)");
-      const repository = need(
-        options.repo ?? env.GITHUB_REPOSITORY,
-        "the repository (--repo or GITHUB_REPOSITORY)",
-      );
+      const required = new RequiredValues();
+      const need = required.need.bind(required);
+      const { serviceUrl, token, repository } = required.serviceAndRepository(options, env);
       const targetBranch = need(
         options.targetBranch ?? event.baseRef ?? env.GITHUB_BASE_REF,
         "the target branch (--target-branch, the pull_request event or GITHUB_BASE_REF)",
@@ -86,7 +79,7 @@ export function registerImpactedTargetsCommand(program: Command, context: Client
         options.prSha ?? event.headSha,
         "the PR's head commit (--pr-sha or the pull_request event)",
       );
-      if (missing.length > 0) throw new CliError(`cannot set impacted targets without ${missing.join(", ")}`);
+      required.check("set impacted targets");
       checkServiceUrl(serviceUrl);
       if (!/^[1-9]\d{0,9}$/.test(prNumber))
         throw new CliError(`--pr-number must be a number, got "${prNumber}"`);

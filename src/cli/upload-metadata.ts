@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { type CiEnvironment, readCiEnvironment } from "./ci-environment.ts";
 import { checkoutFacts, checkoutRoot } from "./checkout.ts";
 import { CliError } from "./io.ts";
+import { RequiredValues } from "./required-values.ts";
 
 /** Flags shared by `switchyard upload` and `switchyard test`. */
 export interface UploadOptions {
@@ -99,23 +100,17 @@ export function resolveUploadTarget(
   env: CiEnvironment,
   checkout: string,
 ): UploadTarget {
-  const missing: string[] = [];
-  const need = (value: string | undefined, what: string): string => {
-    if (value === undefined || value === "") missing.push(what);
-    return value ?? "";
-  };
-  const serviceUrl = need(options.url ?? env.SWITCHYARD_URL, "the service URL (--url or SWITCHYARD_URL)");
-  const token = need(options.token ?? env.SWITCHYARD_TOKEN, "an API token (--token or SWITCHYARD_TOKEN)");
-  const repository = need(
-    options.repo ?? env.GITHUB_REPOSITORY,
-    "the repository (--repo or GITHUB_REPOSITORY)",
+  const required = new RequiredValues();
+  const { serviceUrl, token, repository } = required.serviceAndRepository(options, env);
+  const commitSha = required.need(
+    options.commitSha ?? env.GITHUB_SHA,
+    "the commit (--commit-sha or GITHUB_SHA)",
   );
-  const commitSha = need(options.commitSha ?? env.GITHUB_SHA, "the commit (--commit-sha or GITHUB_SHA)");
-  const branch = need(
+  const branch = required.need(
     options.branch ?? env.GITHUB_HEAD_REF ?? env.GITHUB_REF_NAME,
     "the branch (--branch, GITHUB_HEAD_REF or GITHUB_REF_NAME)",
   );
-  if (missing.length > 0) throw new CliError(`cannot upload without ${missing.join(", ")}`);
+  required.check("upload");
 
   const { owner, name } = ownerAndName(repository);
   checkServiceUrl(serviceUrl);
