@@ -49,6 +49,18 @@ const SETTING_FLAGS: readonly {
   { key: "batch-wait", value: "<minutes>", description: "longest wait for a batch to fill" },
   { key: "bisection-concurrency", value: "<n>", description: "runs bisecting a failed batch at once" },
   { key: "skip-redundant-tests", value: "", description: "never test a known combination again" },
+  {
+    key: "confirm-failures",
+    value: "",
+    description: "test a failed PR once more before failing it",
+    short: "confirm",
+  },
+  {
+    key: "adaptive-batching",
+    value: "",
+    description: "batch size follows the failure rate",
+    short: "adaptive",
+  },
   { key: "testing-timeout", value: "<minutes>", description: "a run still pending after this fails" },
   { key: "merge-method", value: "<method>", description: "merge_commit (default here), squash or rebase" },
 ];
