@@ -182,18 +182,25 @@ describe.each(testDialects)("queue metrics on %s", (dialect) => {
     const during = await metrics();
     expect(during.value("mq_testing_slots_active", widgets)).toBe(0);
     expect(during.value("mq_testing_slots_active", bisection)).toBe(1);
-    // 10:15 #1 passes alone (a 5-minute bisection run) and merges; the batch's failure is #2's, which fails.
+    // 10:15 #1 passes alone (a 5-minute bisection run) and goes back to the main line; the batch's failure is
+    // #2's, which fails.
     at(15, start);
     await ciReports(1, "success");
     expect(
       (await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number: 2 } })).body.state,
     ).toBe("failed");
+    const cleared = await metrics();
+    expect(cleared.value("mq_testing_slots_active", bisection)).toBe(0);
+    expect(cleared.value("mq_testing_slots_active", widgets)).toBe(1);
+    // 10:25 #1 passes in the main line (a 10-minute run) and merges.
+    at(25, start);
+    await ciReports(1, "success");
 
     const m = await metrics();
-    expect(m.value("mq_testing_slots_active", bisection)).toBe(0);
+    expect(m.value("mq_testing_slots_active", widgets)).toBe(0);
     for (const [labels, status, count] of [
       [widgets, "failed", 1],
-      [widgets, "succeeded", 0],
+      [widgets, "succeeded", 1],
       [bisection, "failed", 0],
       [bisection, "succeeded", 1],
     ] as const) {
@@ -201,7 +208,7 @@ describe.each(testDialects)("queue metrics on %s", (dialect) => {
         count,
       );
     }
-    expect(histogram(m, "mq_pr_test_duration_1h_seconds", widgets)).toMatchObject({ count: 1, sum: 600 });
+    expect(histogram(m, "mq_pr_test_duration_1h_seconds", widgets)).toMatchObject({ count: 2, sum: 1200 });
     expect(histogram(m, "mq_pr_test_duration_1h_seconds", bisection)).toMatchObject({ count: 1, sum: 300 });
     // PRs are the queue's, whichever pool tested them: their series stay main-line only.
     expect(m.matching("mq_pr_conclusions_total", { queue_type: "bisection" })).toEqual([]);
