@@ -3,7 +3,7 @@ import type { QueueDraft } from "./draft.ts";
 import { failedGroups, nextStepOf } from "./failed-groups.ts";
 import { startedPrs, waitingPrs } from "./ordering.ts";
 import { endRun, inProgressRuns, requireRun } from "./run-lifecycle.ts";
-import type { FailureReason, PullRequestEntry, QueueState, TestRun } from "./state.ts";
+import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
 import { attemptStartedAt } from "./state.ts";
 import { requirePr, transition } from "./transitions.ts";
 
@@ -128,9 +128,8 @@ export function failRunTests(
   }
   const prNumber = prNumbers[0] as number;
   const verdict = suspectVerdict(draft.state, prNumber, run);
-  if (verdict.decision === "fail") {
-    releaseStarted(draft, prNumber, { to: "failed", reason, detail: failureDetail(run) });
-  } else if (verdict.decision === "confirm" && run.purpose === undefined) {
+  if (verdict.decision === "fail") failSuspect(draft, prNumber, run);
+  else if (verdict.decision === "confirm" && run.purpose === undefined) {
     sideline(draft, [prNumber], reason, `${detail} ${CONFIRMING}`);
   } else {
     const waiting = verdict.decision === "wait" ? `It is ${verdict.detail}.` : CONFIRMING;
@@ -149,8 +148,9 @@ export function resolvePendingFailures(draft: QueueDraft): void {
     const run = requireRun(draft, pr.testRunId);
     const verdict = suspectVerdict(draft.state, prNumber, run);
     if (verdict.decision === "fail") failSuspect(draft, prNumber, run);
-    else if (verdict.decision === "confirm")
-      sideline(draft, [prNumber], pr.stateReason as FailureReason, `${run.endDetail} ${CONFIRMING}`);
+    else if (verdict.decision === "confirm") {
+      sideline(draft, [prNumber], testFailureReasonOf(run), `${run.endDetail} ${CONFIRMING}`);
+    }
   }
   for (const { run } of failedGroups(draft.state)) {
     const group = failedGroups(draft.state).find((one) => one.run.id === run.id);
@@ -160,7 +160,14 @@ export function resolvePendingFailures(draft: QueueDraft): void {
   }
 }
 
+function testFailureReasonOf(run: TestRun): TestFailureReason {
+  return run.endReason === "timeout" ? "timeout" : "tests_failed";
+}
+
 function failSuspect(draft: QueueDraft, prNumber: number, run: TestRun): void {
-  const reason: TestFailureReason = run.endReason === "timeout" ? "timeout" : "tests_failed";
-  releaseStarted(draft, prNumber, { to: "failed", reason, detail: failureDetail(run) });
+  releaseStarted(draft, prNumber, {
+    to: "failed",
+    reason: testFailureReasonOf(run),
+    detail: failureDetail(run),
+  });
 }
