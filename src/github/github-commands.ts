@@ -8,6 +8,7 @@ import type { QueueLocation } from "../ports/queue-location.ts";
 import { classifyGitHubFailure, githubMessage } from "../ports/github-failures.ts";
 import type { GitHubGateway } from "./gateway.ts";
 import type { InstallationOctokit } from "./octokit.ts";
+import { checkDirectMerge } from "./direct-merge-check.ts";
 import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
@@ -41,6 +42,8 @@ export class GitHubCommandExecutor implements CommandExecutor {
         return [await fastForwardTarget(octokit, repo, command)];
       case "merge_pull_request":
         return [await mergePullRequest(octokit, repo, location.targetBranch, command)];
+      case "check_direct_merge":
+        return [await checkDirectMerge(this.github, location, command)];
       case "set_commit_status":
         await octokit.rest.repos.createCommitStatus({
           ...repo,
@@ -98,7 +101,7 @@ async function openTestPullRequest(
       head: command.branch,
       base: command.targetBranch,
       title: command.title,
-      body: "Opened by the Switchyard merge queue so that CI runs on this test branch. Do not merge it by hand.",
+      body: command.body,
       draft: true,
     });
   } catch (error) {

@@ -1,4 +1,5 @@
-import type { MergeInFlight, QueueState, TestedPullRequest, TestRun } from "./state.ts";
+import { ownRequiredStatuses } from "./settings.ts";
+import type { MergeInFlight, PullRequestEntry, QueueState, TestedPullRequest, TestRun } from "./state.ts";
 
 /**
  * A PR merged into a test branch. Its merge commit is dated `commitDate` (epoch ms, when the queue started
@@ -50,6 +51,8 @@ export type QueueCommand =
       readonly branch: string;
       readonly targetBranch: string;
       readonly title: string;
+      /** Links the PRs under test. */
+      readonly body: string;
     }
   | {
       readonly type: "close_test_pull_request";
@@ -83,6 +86,20 @@ export type QueueCommand =
       readonly method: "squash" | "rebase";
       readonly expectedTargetSha: string;
       readonly commitTitle: string;
+    }
+  /**
+   * Contract 5.9: read whether PR `prNumber` at `headSha` contains the target at `targetSha`, and what CI
+   * reported on its head for the required statuses (the queue's own, `requiredStatuses`, or when null the
+   * target branch's, resolved as for a run). Reports `direct_merge_checked`.
+   */
+  | {
+      readonly type: "check_direct_merge";
+      readonly key: string;
+      readonly prNumber: number;
+      readonly headSha: string;
+      readonly targetBranch: string;
+      readonly targetSha: string;
+      readonly requiredStatuses: readonly string[] | null;
     }
   /** Contract 5.10: the commit status `Switchyard Merge Queue (<branch>)` on the PR head. */
   | {
@@ -135,6 +152,9 @@ export function deleteTestBranch(run: TestRun): QueueCommand {
 
 export function openTestPullRequest(state: QueueState, run: TestRun): QueueCommand {
   const prs = run.prs.map((pr) => `#${pr.number}`).join(", ");
+  // GitHub links each `#n` of the body to that PR, and shows the draft in the PRs' timelines.
+  const onTopOf =
+    run.dependsOn.length > 0 ? `, on top of ${run.dependsOn.map((n) => `#${n}`).join(", ")}` : "";
   return {
     type: "open_test_pull_request",
     key: `open-test-pull-request:${run.id}`,
@@ -142,6 +162,9 @@ export function openTestPullRequest(state: QueueState, run: TestRun): QueueComma
     branch: run.testBranch,
     targetBranch: state.targetBranch,
     title: `Switchyard test run ${run.id}: ${prs}`,
+    body:
+      `Tests ${prs} for the merge queue of ${state.targetBranch}${onTopOf}.\n\n` +
+      "Opened by Switchyard so that CI runs on this test branch; it is closed when the run ends. Do not merge it by hand.",
   };
 }
 
@@ -151,6 +174,19 @@ export function closeTestPullRequest(run: TestRun): QueueCommand {
     key: `close-test-pull-request:${run.id}`,
     runId: run.id,
     branch: run.testBranch,
+  };
+}
+
+/** Contract 5.9: the facts deciding a direct merge, for the PR's head on the target head as they are now. */
+export function checkDirectMerge(state: QueueState, pr: PullRequestEntry): QueueCommand {
+  return {
+    type: "check_direct_merge",
+    key: `check-direct-merge:${pr.submissionId}:${pr.headSha}:${state.target.headSha}`,
+    prNumber: pr.number,
+    headSha: pr.headSha,
+    targetBranch: state.targetBranch,
+    targetSha: state.target.headSha,
+    requiredStatuses: ownRequiredStatuses(state.settings),
   };
 }
 

@@ -20,7 +20,7 @@ export function compact(state: QueueState, now: number, retentionMs = FINISHED_R
     if (pr.testRunId !== null) referenced.add(pr.testRunId);
     if (pr.passingRunId !== null) referenced.add(pr.passingRunId);
   }
-  if (state.merging !== null) referenced.add(state.merging.runId);
+  if (state.merging?.runId != null) referenced.add(state.merging.runId);
   const finished = (run: TestRun) =>
     run.status !== "in_progress" && run.endedAt !== null && run.endedAt < cutoff && run.branchDeleted;
   const droppedRuns = Object.values(state.runs).filter((run) => finished(run) && !referenced.has(run.id));

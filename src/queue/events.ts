@@ -27,6 +27,20 @@ export type MergeFailure =
   /** The target head was not the expected one: someone pushed outside the queue. */
   | { readonly kind: "target_moved"; readonly headSha: string };
 
+/** What GitHub says about merging a PR directly (contract 5.9), read for one PR head and target head. */
+export type DirectMergeFacts =
+  | {
+      readonly kind: "read";
+      /** GitHub's compare of the target head with the PR head: `ahead` or `identical`. */
+      readonly containsTarget: boolean;
+      /** Resolved as a run resolves them (contract 5.3); empty when there are none anywhere. */
+      readonly requiredStatuses: readonly string[];
+      /** What CI reported on the PR head. */
+      readonly reports: readonly StatusReport[];
+    }
+  /** GitHub refused to tell (a permission, a commit it no longer has): asking again would get the same. */
+  | { readonly kind: "refused"; readonly message: string };
+
 /**
  * Everything that can happen to a queue. The shell translates webhooks, API calls, command results and
  * timer ticks into these; `step` decides what they mean.
@@ -81,6 +95,14 @@ export type QueueEvent =
       readonly mergeId: string;
       readonly prNumber: number;
       readonly failure: MergeFailure;
+    }
+  /** The answer to check_direct_merge. */
+  | {
+      readonly type: "direct_merge_checked";
+      readonly prNumber: number;
+      readonly headSha: string;
+      readonly targetSha: string;
+      readonly facts: DirectMergeFacts;
     }
   /** Time passed (the time itself is `step`'s `now`): testing timeouts (contract 5.3). */
   | { readonly type: "tick" };

@@ -131,7 +131,7 @@ export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string
       prNumber,
       "merged",
       "merged",
-      `Merged into ${draft.state.targetBranch} (${sha.slice(0, 7)}).`,
+      `Merged into ${draft.state.targetBranch} (${sha.slice(0, 7)}).${merge.note === undefined ? "" : ` ${merge.note}`}`,
       {
         mergeIndex: target.mergeCount + index,
         cancelRequest: null,
@@ -150,7 +150,7 @@ export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string
     },
   });
   const rest = merge.prNumbers.slice(merged.length);
-  const run = draft.run(merge.runId);
+  const run = merge.runId === null ? undefined : draft.run(merge.runId);
   const outside = latestOutsideHead(target.headsSeenWhileMerging, sha);
   if (outside !== undefined) {
     moveTargetOutside(draft, outside);

@@ -7,6 +7,7 @@ import { compareQueueOrder, startedPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
 import { endRun, inProgressRuns, relevantRun, requireRun, retireRun } from "./run-lifecycle.ts";
 import { formingBatch } from "./batching.ts";
+import { ownRequiredStatuses } from "./settings.ts";
 import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./state.ts";
 import { attemptStartedAt, isStarted } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
@@ -116,8 +117,7 @@ export function startRun(draft: QueueDraft, prNumbers: readonly number[], follow
   const runAhead = lastAhead === undefined ? undefined : relevantRun(state, requirePr(draft, lastAhead));
   const baseRun =
     runAhead?.testBranchSha != null && runAhead.prs.at(-1)?.number === lastAhead ? runAhead : undefined;
-  const override = state.settings.requiredStatuses;
-  const requiredStatuses = override !== null && override.length > 0 ? override : null;
+  const requiredStatuses = ownRequiredStatuses(state.settings);
   const run: TestRun = {
     id,
     prs: prNumbers.map((prNumber) => {

@@ -36,6 +36,12 @@ export interface QueueSettings {
   readonly adaptiveBatching: boolean;
 }
 
+/** The queue's own required statuses (`merge_instance`, contract 5.3); null: the repo's apply. */
+export function ownRequiredStatuses(settings: QueueSettings): readonly string[] | null {
+  const own = settings.requiredStatuses;
+  return own !== null && own.length > 0 ? own : null;
+}
+
 export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   mode: "single",
   concurrency: 1,

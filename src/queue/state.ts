@@ -68,6 +68,19 @@ export interface MergeabilityRecheck {
   readonly reads: number;
 }
 
+/**
+ * Contract 5.9 (directMergeMode always): what the queue learned of merging a PR at `headSha` directly onto the
+ * target at `targetSha`, asked once per pair. `checking` while the shell reads the facts, `merging` while the
+ * merge is in flight, `not_eligible` (with `why`) once it is to be tested as usual.
+ */
+export interface DirectMergeCheck {
+  readonly headSha: string;
+  readonly targetSha: string;
+  readonly outcome: "checking" | "merging" | "not_eligible";
+  /** Why it is not merged directly; empty unless `not_eligible`. */
+  readonly why: string;
+}
+
 /** The latest submission of one PR number. */
 export interface PullRequestEntry {
   readonly submissionId: string;
@@ -103,6 +116,8 @@ export interface PullRequestEntry {
   readonly sidelined?: boolean;
   /** A cancellation that arrived while its merge was in flight; applied if the merge fails. */
   readonly cancelRequest: CancelReason | null;
+  /** Absent: never considered for a direct merge. */
+  readonly directMerge?: DirectMergeCheck;
   readonly history: readonly Transition[];
 }
 
@@ -190,14 +205,16 @@ export interface TargetBranchState {
 export interface MergeInFlight {
   /** The merge command in flight (`mergeId` of its result). */
   readonly id: string;
-  /** The passed run whose tested commit they make up. */
-  readonly runId: string;
+  /** The passed run whose tested commit they make up; null for a direct merge (contract 5.9). */
+  readonly runId: string | null;
   /** The PRs of the group not merged yet, in order. */
   readonly prNumbers: readonly number[];
   /** Those the command in flight merges: the whole group for merge_commit, else its first PR. */
   readonly inFlight: readonly number[];
   /** squash or rebase: the merge makes new commits (see `TargetBranchState.rewrittenUpTo`). */
   readonly rewrites?: boolean;
+  /** Said of the PRs once merged, after where and at which commit: why they merged without a run of their own. */
+  readonly note?: string;
 }
 
 export interface QueueState {

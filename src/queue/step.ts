@@ -1,6 +1,7 @@
 import { startBisections } from "./bisection.ts";
 import { onCancelRequested, onRestartRequested } from "./cancellation.ts";
 import type { QueueCommand } from "./commands.ts";
+import { directMergeUnderway, onDirectMergeChecked, planDirectMerge } from "./direct-merge.ts";
 import { QueueDraft } from "./draft.ts";
 import type { QueueEvent } from "./events.ts";
 import { resolvePendingFailures } from "./failures.ts";
@@ -53,6 +54,8 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
       return onMergeSucceeded(draft, event.mergeId, event.sha);
     case "merge_failed":
       return onMergeFailed(draft, event.mergeId, event.prNumber, event.failure);
+    case "direct_merge_checked":
+      return onDirectMergeChecked(draft, event.prNumber, event, event.facts);
     case "tick":
       return onTick(draft);
   }
@@ -60,8 +63,9 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
 
 /**
  * Brings the queue to rest after an event: decide pending failures (front to back), merge what passed,
- * finish a mode switch, start the bisection pool's runs, then the main line's; again until nothing changes, since each may enable another (a PR that
- * fails ends the runs behind it, which lets a mode switch end, which changes readiness…). Applied to a
+ * finish a mode switch, start the bisection pool's runs, check a PR for a direct merge, then start the main
+ * line's runs unless that check holds them back; again until nothing changes, since each may enable another (a
+ * PR that fails ends the runs behind it, which lets a mode switch end, which changes readiness…). Applied to a
  * state at rest it changes nothing, so a repeated event stays a no-op.
  */
 function settle(draft: QueueDraft): void {
@@ -72,7 +76,8 @@ function settle(draft: QueueDraft): void {
     planMerge(draft);
     applyPendingMode(draft);
     startBisections(draft);
-    startRuns(draft);
+    planDirectMerge(draft);
+    if (!directMergeUnderway(draft.state)) startRuns(draft);
   } while (draft.revision !== revision);
 }
 

@@ -19,6 +19,7 @@ export type EntryPatch = Partial<
     | "mergeabilityRecheck"
     | "impactedTargets"
     | "sidelined"
+    | "directMerge"
   >
 >;
 

@@ -18,7 +18,9 @@ export interface SimulatedWorld {
  * Executes one command at `now` and returns the events it produces at once (commands take no simulated
  * time). create_test_branch is read as "start from `baseSha` and merge `prs` on top, in order", so it
  * works whether the base is the run ahead's test branch or the target head with every PR ahead listed.
- * Notifications (commit statuses, comments) and the test branches' draft PRs change nothing here.
+ * Notifications (commit statuses, comments) and the test branches' draft PRs change nothing here. A simulated
+ * PR is a change written before the PRs it may conflict with landed, not a commit on top of the target, and CI
+ * runs on test branches only: no PR qualifies for a direct merge, and each is tested.
  */
 export function interpret(world: SimulatedWorld, command: QueueCommand, now: number): QueueEvent[] {
   switch (command.type) {
@@ -60,6 +62,16 @@ export function interpret(world: SimulatedWorld, command: QueueCommand, now: num
         command.prNumber,
         world.repo.mergeOne(command.prNumber, command.expectedTargetSha, now),
       );
+    case "check_direct_merge":
+      return [
+        {
+          type: "direct_merge_checked",
+          prNumber: command.prNumber,
+          headSha: command.headSha,
+          targetSha: command.targetSha,
+          facts: { kind: "read", containsTarget: false, requiredStatuses: [CI_STATUS], reports: [] },
+        },
+      ];
     case "open_test_pull_request":
     case "close_test_pull_request":
     case "set_commit_status":

@@ -188,6 +188,20 @@ export class FakeGitHub {
         return this.fastForward(command);
       case "merge_pull_request":
         return this.mergePullRequest(command);
+      case "check_direct_merge":
+        // A PR head here is a change applied onto a commit, never a commit that holds the target.
+        return {
+          results: [
+            {
+              type: "direct_merge_checked",
+              prNumber: command.prNumber,
+              headSha: command.headSha,
+              targetSha: command.targetSha,
+              facts: { kind: "read", containsTarget: false, requiredStatuses: [], reports: [] },
+            },
+          ],
+          webhooks: [],
+        };
       case "set_commit_status":
       case "upsert_pr_comment":
         return { results: [], webhooks: [] };
