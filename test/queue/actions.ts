@@ -27,6 +27,7 @@ const settingsChange: fc.Arbitrary<Extract<Action, { kind: "update_queue" }>> = 
     fc.constantFrom("single", "parallel").map((mode) => ({ settings: { mode } })),
     fc.constantFrom(null, ["ci"]).map((requiredStatuses) => ({ settings: { requiredStatuses } })),
     fc.boolean().map((createPrsForTestingBranches) => ({ settings: { createPrsForTestingBranches } })),
+    fc.constantFrom("off", "always").map((directMergeMode) => ({ settings: { directMergeMode } })),
   )
   .map((change) => ({ kind: "update_queue" as const, settings: {}, ...change }));
 
