@@ -70,21 +70,4 @@ describe("pending failures and optimistic merging", () => {
     await report(1, "failure");
     expect(await record(1)).toMatchObject({ state: "failed", stateReason: "tests_failed" });
   });
-
-  it("opens a draft PR for each test branch when createPrsForTestingBranches is on, and closes it after", async () => {
-    await s.api("createQueue", {
-      repo,
-      targetBranch: "main",
-      requiredStatuses: ["ci"],
-      createPrsForTestingBranches: true,
-    });
-    s.repo.openPullRequest({ number: 1, title: "Change 1", author: "alice", files: { "src/1.ts": "1\n" } });
-    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
-    await s.settle();
-    const testPr = s.repo.pullRequests().find((pr) => pr.headRef.startsWith("mq/"));
-    expect(testPr).toMatchObject({ draft: true, state: "open", baseRef: "main" });
-    expect(testPr?.title).toContain("#1");
-    await report(1, "success");
-    expect(s.repo.pullRequest(testPr!.number).state).toBe("closed");
-  });
 });
