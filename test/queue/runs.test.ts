@@ -351,6 +351,7 @@ describe("test runs (contract 5.3)", () => {
         branch: "mq/main/q-1",
         targetBranch: "main",
         title: expect.stringContaining("#1"),
+        body: expect.stringContaining("Tests #1 for the merge queue of main."),
       }),
     ]);
 
