@@ -1,6 +1,7 @@
 // One structured log line per queue decision (issue "Operability"): a run started, passed, failed or was
 // cancelled; a PR was submitted, became ready, started testing, passed, merged, was restarted, failed or was
-// cancelled (contract 5.1: always with the reason); the queue changed state. Every line names the repo, the
+// cancelled (contract 5.1: always with the reason); a PR merges directly or why it does not (contract 5.9); the
+// queue changed state. Every line names the repo, the
 // branch, the queue, and the PR and run it is about, in fields an operator can filter on (`event`).
 import type { Logger } from "probot";
 import type { PullRequestEntry, PullRequestState, QueueState, TestRun } from "../queue/index.ts";
@@ -75,7 +76,9 @@ export function logDecisions(
   }
   for (const pr of Object.values(next.prs)) {
     const before = previous.prs[pr.number];
-    if (before !== pr) logPullRequest(log, queue, before, pr, newRuns);
+    if (before === pr) continue;
+    logPullRequest(log, queue, before, pr, newRuns);
+    logDirectMerge(log, queue, before, pr);
   }
   const [stateBefore, stateAfter] = [queueStateOf(previous), queueStateOf(next)];
   if (stateBefore !== stateAfter) {
@@ -115,4 +118,28 @@ function logPullRequest(
       `#${pr.number} ${event.slice("pr_".length).replace(/_/g, " ")} (${transition.reason}): ${transition.detail}`,
     );
   });
+}
+
+/** Contract 5.9: whether a PR checked for a direct merge merges directly, or why it is tested instead. */
+function logDirectMerge(
+  log: Logger,
+  queue: { repo: string; branch: string; queueId: string },
+  before: PullRequestEntry | undefined,
+  pr: PullRequestEntry,
+): void {
+  const check = pr.directMerge;
+  if (check === undefined || check === before?.directMerge || check.outcome === "checking") return;
+  const direct = check.outcome === "merging";
+  log.info(
+    {
+      ...queue,
+      pr: pr.number,
+      submissionId: pr.submissionId,
+      headSha: check.headSha,
+      targetSha: check.targetSha,
+      direct,
+      event: "pr_direct_merge_checked",
+    },
+    direct ? `#${pr.number} merges directly` : `#${pr.number} is tested: no direct merge, as ${check.why}`,
+  );
 }

@@ -123,4 +123,35 @@ describe("the decision log", () => {
       .map((line) => JSON.stringify([line.event, line.pr, line.runId, line.state]));
     expect(new Set(keys).size).toBe(keys.length);
   });
+
+  it("logs whether a PR merges directly, or why it is tested instead", async () => {
+    await s.api("createQueue", {
+      repo,
+      targetBranch: "main",
+      requiredStatuses: ["ci"],
+      directMergeMode: "always",
+    });
+    for (const number of [1, 2]) {
+      s.repo.openPullRequest({
+        number,
+        title: `#${number}`,
+        author: "alice",
+        files: { [`f${number}`]: "x\n" },
+      });
+    }
+    s.repo.reportStatus(s.repo.pullRequest(1).headSha, "ci", "success");
+    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    await s.settle();
+    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 2 } });
+    await s.settle();
+
+    expect(decisions("pr_direct_merge_checked")).toEqual([
+      expect.objectContaining({ pr: 1, direct: true, msg: "#1 merges directly" }),
+      expect.objectContaining({
+        pr: 2,
+        direct: false,
+        msg: "#2 is tested: no direct merge, as its head does not contain the head of main",
+      }),
+    ]);
+  });
 });
