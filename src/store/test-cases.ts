@@ -3,7 +3,7 @@ import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } fr
 import type { HealthStatus, QuarantineSetting } from "../health/classification.ts";
 import type { TestCase, TestCaseHealth } from "../health/test-case.ts";
 import { insertValues } from "./bulk-insert.ts";
-import type { Dialect, Store } from "./database.ts";
+import type { Connection, Dialect } from "./connection.ts";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { TestCasesTable } from "./test-health-schema.ts";
@@ -77,7 +77,7 @@ export function testCaseFromRow(row: Selectable<TestCasesTable>): TestCase {
  * the deadlocks that row locks taken batch by batch would risk.
  */
 export async function inTestHealthTransaction<T>(
-  store: Store,
+  store: Connection,
   repositoryId: string,
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {

@@ -3,7 +3,7 @@ import { type Kysely, sql } from "kysely";
 import type { TestRun } from "../health/classification.ts";
 import type { TestOutcome } from "../health/parsed-report.ts";
 import { insertValues } from "./bulk-insert.ts";
-import type { Dialect } from "./database.ts";
+import type { Dialect } from "./connection.ts";
 import type { Database } from "./schema.ts";
 
 export interface Upload {
