@@ -5,21 +5,28 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { QueueStorage } from "../ports/queue-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import type { Connection, Dialect } from "./connection.ts";
 import { migrateToLatest } from "./migrations.ts";
 import { queueStorage } from "./queue-storage.ts";
 import type { Database } from "./schema.ts";
 import { withStatementCache } from "./statement-cache.ts";
+import { testHealthStorage } from "./test-health-storage.ts";
 
 export type { Dialect } from "./connection.ts";
 
 /** The database, and on it the storage the use cases need (their ports). */
-export interface Store extends Connection, QueueStorage {
+export interface Store extends Connection, QueueStorage, TestHealthStorage {
   close(): Promise<void>;
 }
 
 function storeOn(connection: Connection): Store {
-  return { ...connection, ...queueStorage(connection), close: () => connection.db.destroy() };
+  return {
+    ...connection,
+    ...queueStorage(connection),
+    ...testHealthStorage(connection),
+    close: () => connection.db.destroy(),
+  };
 }
 
 // int8 (bigint, count(*)) comes back from pg as a string; our bigints are epoch milliseconds and counts,

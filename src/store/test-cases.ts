@@ -7,6 +7,7 @@ import type { Connection, Dialect } from "./connection.ts";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { TestCasesTable } from "./test-health-schema.ts";
+import type { NewTestCases } from "../ports/test-case-storage.ts";
 
 const insertColumns = [
   "id",
@@ -141,16 +142,6 @@ export async function testCaseKeyAllocator(
     .executeTakeFirst();
   let largest = Number(row?.largest ?? 0);
   return async (count) => Array.from({ length: count }, () => ++largest);
-}
-
-/** Test cases seen for the first time together, with the same health: the new tests of a batch that share a classification. */
-export interface NewTestCases {
-  repositoryId: string;
-  variant: string;
-  firstSeenAt: number;
-  health: TestCaseHealth;
-  /** Each with its key, given by {@link testCaseKeyAllocator}. */
-  tests: Pick<TestCase, "key" | "id" | "name" | "classname" | "parent" | "filePath">[];
 }
 
 const identityColumns = ["key", "id", "name", "classname", "parent", "file_path"] as const;
