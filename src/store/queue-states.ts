@@ -1,13 +1,8 @@
 // The queue core's state per queue, saved together with the commands it produced (the transactional
 // outbox) and the projections that the API and metrics read.
 import { type Kysely, sql, type Transaction } from "kysely";
-import {
-  nextDeadline,
-  pullRequestsToRecheck,
-  pullRequestView,
-  type QueueState,
-  testRunView,
-} from "../queue/index.ts";
+import { nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
+import { pullRequestView, testRunView } from "../presentation/queue-views.ts";
 import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../ports/queue-storage.ts";
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
