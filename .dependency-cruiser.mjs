@@ -8,8 +8,14 @@ export const layers = [
     folders: ["queue", "health"],
   },
   {
+    name: "presentation",
+    summary: "the queue's records as the API, the pages and the stored projections show them",
+    folders: ["presentation"],
+  },
+  {
     name: "ports",
-    summary: "what the use cases need from the world (GitHub, the clock) and the typed errors they see",
+    summary:
+      "what the use cases need from the world (GitHub, storage, the clock) and the typed errors they see",
     folders: ["ports"],
   },
   {
@@ -47,6 +53,7 @@ const pathsOf = (...names) => {
 };
 
 const core = pathsOf("core");
+const presentation = pathsOf("presentation");
 const ports = pathsOf("ports");
 const useCases = pathsOf("use cases");
 const entry = pathsOf("entry");
@@ -62,6 +69,13 @@ export default {
       to: { path: "^src/", pathNot: "^src/$1/" },
     },
     {
+      name: "presentation-knows-only-the-core",
+      comment: "The records are read from the core's state alone.",
+      severity: "error",
+      from: { path: presentation },
+      to: { path: "^src/", pathNot: [presentation, core] },
+    },
+    {
       name: "ports-know-only-the-core",
       comment: "Ports are types and typed errors in the core's terms.",
       severity: "error",
@@ -71,17 +85,18 @@ export default {
     {
       name: "use-cases-import-inwards",
       comment:
-        "Use cases import the core, the ports, the store and the shared leaves: never an edge or the entry.",
+        "Use cases import the core, the records, the ports and the shared leaves: storage, GitHub and the edges reach them through ports.",
       severity: "error",
       from: { path: useCases },
-      to: { path: "^src/", pathNot: [core, ports, useCases, "^src/store/", pathsOf("shared leaves")] },
+      to: { path: "^src/", pathNot: [core, presentation, ports, useCases, pathsOf("shared leaves")] },
     },
     {
       name: "store-imports-inwards",
-      comment: "The store implements persistence for the use cases: it imports the core and the ports only.",
+      comment:
+        "The store implements persistence for the use cases: it imports the core, the records and the ports only.",
       severity: "error",
       from: { path: "^src/store/" },
-      to: { path: "^src/", pathNot: ["^src/store/", core, ports] },
+      to: { path: "^src/", pathNot: ["^src/store/", core, presentation, ports] },
     },
     {
       name: "only-the-entry-imports-api",

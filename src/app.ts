@@ -51,7 +51,7 @@ export function switchyardApp({
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
     registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log, clock });
-    const repositoryFacts = storedRepositoryFacts(store.db);
+    const repositoryFacts = storedRepositoryFacts(store);
     const api = await buildApi(
       {
         config,

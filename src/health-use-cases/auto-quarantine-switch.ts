@@ -1,12 +1,6 @@
 // Turning a repository's auto-quarantine on or off (contract 7.4): its flaky tests with the `auto` setting are
 // quarantined or released at once, not at their next upload.
-import type { Store } from "../store/database.ts";
-import {
-  flakyTestsOnAutoQuarantine,
-  inTestHealthTransaction,
-  saveTestCaseHealth,
-} from "../store/test-cases.ts";
-import { saveTestHealthSettings } from "../store/test-health-settings.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import { withQuarantine } from "../health/test-case-health.ts";
 
 export interface AutoQuarantineChange {
@@ -17,19 +11,19 @@ export interface AutoQuarantineChange {
 }
 
 export async function setAutoQuarantine(
-  store: Store,
+  store: TestHealthStorage,
   repositoryId: string,
   autoQuarantine: boolean,
   now: number,
 ): Promise<AutoQuarantineChange> {
-  return inTestHealthTransaction(store, repositoryId, async (trx) => {
-    await saveTestHealthSettings(trx, repositoryId, { autoQuarantine }, now);
+  return store.inTestHealthTransaction(repositoryId, async (trx) => {
+    await trx.saveTestHealthSettings(repositoryId, { autoQuarantine }, now);
     const changed = [];
-    for (const testCase of await flakyTestsOnAutoQuarantine(trx, repositoryId)) {
+    for (const testCase of await trx.flakyTestsOnAutoQuarantine(repositoryId)) {
       const health = withQuarantine(testCase, testCase.quarantineSetting, now, autoQuarantine);
       if (health.quarantined !== testCase.quarantined) changed.push({ ...testCase, ...health });
     }
-    await saveTestCaseHealth(trx, store.dialect, changed);
+    await trx.saveTestCaseHealth(changed);
     const quarantined = changed.filter((testCase) => testCase.quarantined).length;
     return { autoQuarantine, quarantined, released: changed.length - quarantined };
   });

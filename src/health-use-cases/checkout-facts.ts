@@ -1,10 +1,8 @@
 // What test health needs to know about a repository beyond its results: its stable branches (contract 7.3) and
 // its code owners (7.5). The uploads' checkouts tell both (the CLI sends them), the queues the rest: test health
 // works for a repository without the GitHub App, and never waits on GitHub.
-import type { Kysely } from "kysely";
-import type { Repository } from "../store/repositories.ts";
-import type { Database } from "../store/schema.ts";
-import { checkoutFacts, saveCheckoutFacts } from "../store/test-health-checkouts.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import { stableBranchesOf } from "../health/classification.ts";
 import { type Codeowners, parseCodeowners } from "../health/codeowners.ts";
 
@@ -26,14 +24,14 @@ export interface CheckoutReport {
 const MAX_PARSED_FILES = 1000;
 
 /** The facts as the uploads stored them. */
-export function storedRepositoryFacts(db: Kysely<Database>): RepositoryFacts {
+export function storedRepositoryFacts(storage: TestHealthStorage): RepositoryFacts {
   const parsed = new Map<string, { text: string; codeowners: Codeowners }>();
   return {
     async defaultBranch(repository) {
-      return (await checkoutFacts(db, repository.id)).defaultBranch;
+      return (await storage.checkoutFacts(repository.id)).defaultBranch;
     },
     async codeowners(repository) {
-      const text = (await checkoutFacts(db, repository.id)).codeowners ?? "";
+      const text = (await storage.checkoutFacts(repository.id)).codeowners ?? "";
       const known = parsed.get(repository.id);
       if (known?.text === text) return known.codeowners;
       const codeowners = parseCodeowners(text);
@@ -50,17 +48,16 @@ export function storedRepositoryFacts(db: Kysely<Database>): RepositoryFacts {
  * request's change to the file does not move every test's owners.
  */
 export async function rememberCheckout(
-  db: Kysely<Database>,
+  storage: TestHealthStorage,
   repository: Repository,
   branch: string,
   checkout: CheckoutReport,
   now: number,
 ): Promise<void> {
-  const known = await checkoutFacts(db, repository.id);
+  const known = await storage.checkoutFacts(repository.id);
   const defaultBranch = checkout.defaultBranch ?? known.defaultBranch ?? "main";
   const codeownersCount = known.codeowners === null || branch === defaultBranch;
-  await saveCheckoutFacts(
-    db,
+  await storage.saveCheckoutFacts(
     repository.id,
     {
       defaultBranch: checkout.defaultBranch,
@@ -75,17 +72,14 @@ export async function rememberCheckout(
  * `defaultBranch` is one an upload names, which counts at once.
  */
 export async function stableBranches(
-  db: Kysely<Database>,
+  storage: TestHealthStorage,
   facts: RepositoryFacts,
   repository: Repository,
   defaultBranch?: string,
 ): Promise<Set<string>> {
-  const [known, queues] = await Promise.all([
+  const [known, queueBranches] = await Promise.all([
     defaultBranch ?? facts.defaultBranch(repository),
-    db.selectFrom("queues").select("branch").where("repository_id", "=", repository.id).execute(),
+    storage.queueBranches(repository.id),
   ]);
-  return stableBranchesOf(
-    known,
-    queues.map((queue) => queue.branch),
-  );
+  return stableBranchesOf(known, queueBranches);
 }

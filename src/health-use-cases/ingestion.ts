@@ -3,23 +3,10 @@
 // that an upload is stored all or nothing. Memory is bounded by the batch size, not by the size of the reports:
 // across batches only the failing tests (which the answer lists), the repository's unsettled tests and the bounded
 // key cache are remembered.
-import type { Transaction } from "kysely";
-import type { Dialect, Store } from "../store/database.ts";
 import type { TestCase } from "../health/test-case.ts";
-import type { Repository } from "../store/repositories.ts";
-import type { Database } from "../store/schema.ts";
-import {
-  inTestHealthTransaction,
-  insertNewTestCases,
-  loadTestCases,
-  type NewTestCases,
-  testCaseKeyAllocator,
-  testCaseKeys,
-  unsettledTestKeys,
-} from "../store/test-cases.ts";
-import { type TestCaseKeyCache, testCaseKeyCache } from "../store/test-case-key-cache.ts";
-import { testHealthSettings } from "../store/test-health-settings.ts";
-import { insertResults, insertUpload, recordUploadCounts, type Upload } from "../store/test-results.ts";
+import type { NewTestCases, Repository, TestCaseKeyCache } from "../ports/test-case-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { Upload } from "../ports/test-result-storage.ts";
 import {
   type Classification,
   classifyTest,
@@ -108,16 +95,16 @@ interface UploadState {
  * everything back), and IdempotencyKeyReused.
  */
 export async function ingestUpload(
-  store: Store,
+  store: TestHealthStorage,
   input: UploadInput,
   { batchSize = BATCH_SIZE }: IngestionOptions = {},
 ): Promise<UploadOutcome> {
-  const keyCache = testCaseKeyCache(store.db);
-  const ingestion = new Ingestion(store.dialect, input, keyCache, batchSize);
+  const keyCache = store.testCaseKeyCache();
+  const ingestion = new Ingestion(input, keyCache, batchSize);
   const { repository, receipt, now } = input;
   try {
     // Under the repository's lock: a retry that arrives while the first attempt is still being stored waits for it.
-    return await inTestHealthTransaction(store, repository.id, async (trx) => {
+    return await store.inTestHealthTransaction(repository.id, async (trx) => {
       const repeated = receipt === undefined ? undefined : await repeatedUpload(trx, repository.id, receipt);
       if (repeated !== undefined) return repeated;
       const outcome = await ingestion.run(trx);
@@ -143,7 +130,6 @@ class Ingestion {
   private expectNewTests = false;
 
   constructor(
-    private readonly dialect: Dialect,
     private readonly input: UploadInput,
     private readonly keyCache: TestCaseKeyCache,
     private readonly batchSize: number,
@@ -164,7 +150,7 @@ class Ingestion {
     };
   }
 
-  async run(trx: Transaction<Database>): Promise<UploadOutcome> {
+  async run(trx: TestHealthStorage): Promise<UploadOutcome> {
     try {
       return await this.store(trx);
     } catch (error) {
@@ -174,17 +160,17 @@ class Ingestion {
     }
   }
 
-  private async store(trx: Transaction<Database>): Promise<UploadOutcome> {
+  private async store(trx: TestHealthStorage): Promise<UploadOutcome> {
     const { repository, now, variant } = this.input;
     this.keyCache.renew(now);
     const upload: UploadState = {
-      key: await insertUpload(trx, this.upload),
-      nextKeys: await testCaseKeyAllocator(trx, this.dialect),
-      unsettled: new Set(await unsettledTestKeys(trx, repository.id)),
+      key: await trx.insertUpload(this.upload),
+      nextKeys: await trx.testCaseKeyAllocator(),
+      unsettled: new Set(await trx.unsettledTestKeys(repository.id)),
       failing: new Set(),
       testResults: 0,
       // Read under the repository's test-health lock, so that a change of setting waits for the upload.
-      autoQuarantine: (await testHealthSettings(trx, repository.id)).autoQuarantine,
+      autoQuarantine: (await trx.testHealthSettings(repository.id)).autoQuarantine,
     };
     for await (const batch of readReports(this.input.documents, {
       repository,
@@ -196,12 +182,12 @@ class Ingestion {
       await this.storeBatch(trx, upload, batch);
     }
     const { testResults, failing } = upload;
-    await recordUploadCounts(trx, upload.key, { testResults, failures: failing.size });
-    return outcome(this.upload.id, testResults, await loadTestCases(trx, [...failing]), failing);
+    await trx.recordUploadCounts(upload.key, { testResults, failures: failing.size });
+    return outcome(this.upload.id, testResults, await trx.loadTestCases([...failing]), failing);
   }
 
-  private async storeBatch(trx: Transaction<Database>, upload: UploadState, batch: ReadBatch): Promise<void> {
-    const { dialect, occurredAt, keyCache } = this;
+  private async storeBatch(trx: TestHealthStorage, upload: UploadState, batch: ReadBatch): Promise<void> {
+    const { occurredAt, keyCache } = this;
     const { repository, now } = this.input;
     const { unsettled } = upload;
     const touched: TouchedTest[] = [];
@@ -218,11 +204,7 @@ class Ingestion {
     // and only the ones that existed after all are looked up; otherwise they are looked up first.
     const stored = this.expectNewTests
       ? new Map<string, number>()
-      : await testCaseKeys(
-          trx,
-          dialect,
-          unknown.map((test) => test.read.id),
-        );
+      : await trx.testCaseKeys(unknown.map((test) => test.read.id));
     const firstSeen: TouchedTest[] = [];
     for (const test of unknown) {
       test.key = stored.get(test.read.id);
@@ -255,9 +237,9 @@ class Ingestion {
       if (!test.isNew && (failed > failedBefore || unsettled.has(key))) toReclassify.push(key);
     }
     const shared = { uploadKey: upload.key, occurredAt, repositoryId: repository.id, receivedAt: now };
-    await insertResults(trx, dialect, shared, results, failures);
+    await trx.insertResults(shared, results, failures);
     const context = { stableBranches: this.input.stableBranches, now, autoQuarantine: upload.autoQuarantine };
-    for (const testCase of await reclassifyTestCases(trx, dialect, toReclassify, context)) {
+    for (const testCase of await reclassifyTestCases(trx, toReclassify, context)) {
       if (testCase.settled) unsettled.delete(testCase.key);
       else unsettled.add(testCase.key);
     }
@@ -268,7 +250,7 @@ class Ingestion {
    * are marked new and returned.
    */
   private async createTestCases(
-    trx: Transaction<Database>,
+    trx: TestHealthStorage,
     batch: ReadBatch,
     tests: TouchedTest[],
     upload: UploadState,
@@ -294,13 +276,9 @@ class Ingestion {
       group.tests.push({ key: test.key, id: test.read.id, ...(identities[test.read.index] as TestIdentity) });
     }
     let inserted = 0;
-    for (const group of groups.values()) inserted += await insertNewTestCases(trx, this.dialect, group);
+    for (const group of groups.values()) inserted += await trx.insertNewTestCases(group);
     if (inserted === tests.length) return tests;
-    const stored = await testCaseKeys(
-      trx,
-      this.dialect,
-      tests.map((test) => test.read.id),
-    );
+    const stored = await trx.testCaseKeys(tests.map((test) => test.read.id));
     for (const test of tests) {
       const key = stored.get(test.read.id) as number;
       test.isNew = key === test.key;

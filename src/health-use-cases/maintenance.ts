@@ -1,20 +1,9 @@
 // The hourly test-health pass: results older than TEST_RESULTS_RETENTION_DAYS are purged, and the tests whose
 // status rests on failures in the window are reclassified as those failures age (contract 7.3).
 import type { Logger } from "probot";
-import type { Store } from "../store/database.ts";
-import type { Repository } from "../store/repositories.ts";
-import {
-  deleteForgottenTestCases,
-  inTestHealthTransaction,
-  repositoriesWithTestCases,
-  repositoriesWithUnsettledTests,
-  unsettledTestKeys,
-} from "../store/test-cases.ts";
-import { testCaseKeyCache } from "../store/test-case-key-cache.ts";
 import { LISTING_SNAPSHOT_LIFETIME_MS } from "../health/listings.ts";
-import { testHealthSettings } from "../store/test-health-settings.ts";
-import { purgeResults } from "../store/test-results.ts";
-import { purgeUploadReceipts } from "../store/test-upload-receipts.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type RepositoryFacts, stableBranches } from "./checkout-facts.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -23,7 +12,7 @@ const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 
 export interface MaintenanceDependencies {
-  store: Store;
+  store: TestHealthStorage;
   facts: RepositoryFacts;
   retentionDays: number;
   clock: Clock;
@@ -42,22 +31,22 @@ export async function maintainTestHealth(deps: MaintenanceDependencies): Promise
   const now = deps.clock();
   // Kept a listing snapshot's lifetime past the retention, so that no walk through a listing sees them go.
   const cutoff = now - deps.retentionDays * DAY_MS - LISTING_SNAPSHOT_LIFETIME_MS;
-  const purgedResults = await purgeResults(store.db, cutoff);
+  const purgedResults = await store.purgeResults(cutoff);
   // Receipts go with the results of their uploads.
-  await purgeUploadReceipts(store.db, cutoff);
+  await store.purgeUploadReceipts(cutoff);
 
   let forgottenTests = 0;
-  for (const repositoryId of await repositoriesWithTestCases(store.db)) {
-    forgottenTests += await inTestHealthTransaction(store, repositoryId, (trx) =>
-      deleteForgottenTestCases(trx, repositoryId, cutoff),
+  for (const repositoryId of await store.repositoriesWithTestCases()) {
+    forgottenTests += await store.inTestHealthTransaction(repositoryId, (trx) =>
+      trx.deleteForgottenTestCases(repositoryId, cutoff),
     );
   }
   // By its rules the key cache holds no forgotten test (see TestCaseKeyCache); emptying it too costs one look-up
   // per test at the next upload, and keeps a stale key from ever reaching the results.
-  if (forgottenTests > 0) testCaseKeyCache(store.db).forget();
+  if (forgottenTests > 0) store.testCaseKeyCache().forget();
 
   let reclassifiedTests = 0;
-  for (const repository of await repositoriesWithUnsettledTests(store.db)) {
+  for (const repository of await store.repositoriesWithUnsettledTests()) {
     reclassifiedTests += await reclassifyRepository(deps, repository, now);
   }
   return { purgedResults, forgottenTests, reclassifiedTests };
@@ -65,11 +54,11 @@ export async function maintainTestHealth(deps: MaintenanceDependencies): Promise
 
 async function reclassifyRepository(deps: MaintenanceDependencies, repository: Repository, now: number) {
   // Asked before the transaction: a SQLite transaction must never wait on the network.
-  const branches = await stableBranches(deps.store.db, deps.facts, repository);
-  return inTestHealthTransaction(deps.store, repository.id, async (trx) => {
-    const keys = await unsettledTestKeys(trx, repository.id);
-    const { autoQuarantine } = await testHealthSettings(trx, repository.id);
-    await reclassifyTestCases(trx, deps.store.dialect, keys, {
+  const branches = await stableBranches(deps.store, deps.facts, repository);
+  return deps.store.inTestHealthTransaction(repository.id, async (trx) => {
+    const keys = await trx.unsettledTestKeys(repository.id);
+    const { autoQuarantine } = await trx.testHealthSettings(repository.id);
+    await reclassifyTestCases(trx, keys, {
       stableBranches: branches,
       now,
       autoQuarantine,

@@ -1,11 +1,7 @@
 // Reclassifies test cases from their stored runs (contract 7.3): for the tests of an upload that need it, and for
 // the hourly ageing pass.
-import type { Kysely } from "kysely";
-import type { Dialect } from "../store/database.ts";
-import type { Database } from "../store/schema.ts";
 import type { TestCase } from "../health/test-case.ts";
-import { loadTestCases, saveTestCaseHealth } from "../store/test-cases.ts";
-import { runHistory } from "../store/test-results.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import { CLASSIFICATION_WINDOW_MS, classifyTest } from "../health/classification.ts";
 import { reclassifiedHealth, sameHealth } from "../health/test-case-health.ts";
 
@@ -21,15 +17,14 @@ export interface ClassificationContext {
  * Returns every one of them as it now stands. Call it in the repository's test-health transaction.
  */
 export async function reclassifyTestCases(
-  db: Kysely<Database>,
-  dialect: Dialect,
+  storage: TestHealthStorage,
   testKeys: readonly number[],
   context: ClassificationContext,
 ): Promise<TestCase[]> {
   if (testKeys.length === 0) return [];
   const [testCases, history] = await Promise.all([
-    loadTestCases(db, testKeys),
-    runHistory(db, testKeys, context.now - CLASSIFICATION_WINDOW_MS),
+    storage.loadTestCases(testKeys),
+    storage.runHistory(testKeys, context.now - CLASSIFICATION_WINDOW_MS),
   ]);
   const now = new Date(context.now);
   const changed: TestCase[] = [];
@@ -44,6 +39,6 @@ export async function reclassifyTestCases(
     changed.push(updated);
     return updated;
   });
-  await saveTestCaseHealth(db, dialect, changed);
+  await storage.saveTestCaseHealth(changed);
   return reclassified;
 }

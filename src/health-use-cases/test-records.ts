@@ -1,21 +1,12 @@
 // Test cases → the wire records of interface 2.5, every field filled as contract 7.5 says.
-import type { Kysely } from "kysely";
 import { CLASSIFICATION_WINDOW_MS } from "../health/classification.ts";
 import type { Codeowners } from "../health/codeowners.ts";
-import type { Repository } from "../store/repositories.ts";
-import type { Database } from "../store/schema.ts";
 import type { TestCase } from "../health/test-case.ts";
-import {
-  type CommonFailure,
-  commonFailures,
-  pullRequestsImpacted,
-  type RunCounts,
-  runCounts,
-} from "../store/test-results.ts";
-import { ticketUrls } from "../store/test-tickets.ts";
 import type { Config } from "../config.ts";
 import type { Clock } from "../ports/clock.ts";
-import type { Store } from "../store/database.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { CommonFailure, RunCounts } from "../ports/test-result-storage.ts";
 import type { RepositoryFacts } from "./checkout-facts.ts";
 
 // contract 1: ISO 8601 UTC with milliseconds.
@@ -45,7 +36,7 @@ export interface TestStatistics {
  * page.
  */
 export async function testStatistics(
-  db: Kysely<Database>,
+  storage: TestHealthStorage,
   testCases: readonly TestCase[],
   now: number,
   options: { full: boolean },
@@ -53,12 +44,12 @@ export async function testStatistics(
   const keys = testCases.map((testCase) => testCase.key);
   const since = now - CLASSIFICATION_WINDOW_MS;
   const [runs, failures, pullRequests, tickets] = await Promise.all([
-    options.full ? runCounts(db, keys, now) : new Map<number, RunCounts>(),
+    options.full ? storage.runCounts(keys, now) : new Map<number, RunCounts>(),
     options.full
-      ? commonFailures(db, keys, since, COMMON_FAILURES_SHOWN)
+      ? storage.commonFailures(keys, since, COMMON_FAILURES_SHOWN)
       : new Map<number, CommonFailure[]>(),
-    pullRequestsImpacted(db, keys, since),
-    ticketUrls(db, keys),
+    storage.pullRequestsImpacted(keys, since),
+    storage.ticketUrls(keys),
   ]);
   return new Map(
     keys.map((key) => [
@@ -75,7 +66,7 @@ export async function testStatistics(
 
 interface RecordDependencies {
   config: Pick<Config, "githubWebUrl" | "publicUrl">;
-  store: Store;
+  store: TestHealthStorage;
   repositoryFacts: RepositoryFacts;
   clock: Clock;
 }
@@ -99,7 +90,7 @@ export async function fullTestRecords(
 ) {
   const [context, statistics] = await Promise.all([
     recordContext(deps, repository),
-    testStatistics(deps.store.db, testCases, deps.clock(), { full: true }),
+    testStatistics(deps.store, testCases, deps.clock(), { full: true }),
   ]);
   return testCases.map((testCase) => testRecord(context, testCase, statistics.get(testCase.key)));
 }

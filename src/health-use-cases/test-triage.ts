@@ -3,29 +3,26 @@
 import type { QuarantineSetting } from "../health/classification.ts";
 import { withQuarantine } from "../health/test-case-health.ts";
 import type { TestCase } from "../health/test-case.ts";
-import type { Repository } from "../store/repositories.ts";
-import { testHealthSettings } from "../store/test-health-settings.ts";
-import { findTestCase, inTestHealthTransaction, saveTestCaseHealth } from "../store/test-cases.ts";
-import { linkTicket, unlinkTicket } from "../store/test-tickets.ts";
 import type { Clock } from "../ports/clock.ts";
-import type { Store } from "../store/database.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import { InvalidRequest, NotFound } from "../ports/refusals.ts";
 
 /** The longest ticket URL kept; the link-ticket schema says so too. */
 export const TICKET_URL_MAX_LENGTH = 2048;
 
 interface TriageDependencies {
-  store: Store;
+  store: TestHealthStorage;
   clock: Clock;
 }
 
 /** The test `testId` of `repository`, or a 404 test_not_found. */
 export async function testOf(
-  db: TriageDependencies["store"]["db"],
+  storage: TestHealthStorage,
   repository: Repository,
   testId: string,
 ): Promise<TestCase> {
-  const testCase = await findTestCase(db, repository.id, testId.toLowerCase());
+  const testCase = await storage.findTestCase(repository.id, testId.toLowerCase());
   if (testCase === undefined) {
     throw new NotFound("test_not_found", `no test ${testId} in ${repository.owner}/${repository.name}`);
   }
@@ -40,11 +37,11 @@ export async function setQuarantineSetting(
   setting: QuarantineSetting,
 ): Promise<TestCase> {
   const { store } = deps;
-  return inTestHealthTransaction(store, repository.id, async (trx) => {
+  return store.inTestHealthTransaction(repository.id, async (trx) => {
     const testCase = await testOf(trx, repository, testId);
-    const { autoQuarantine } = await testHealthSettings(trx, repository.id);
+    const { autoQuarantine } = await trx.testHealthSettings(repository.id);
     const next = { ...testCase, ...withQuarantine(testCase, setting, deps.clock(), autoQuarantine) };
-    await saveTestCaseHealth(trx, store.dialect, [next]);
+    await trx.saveTestCaseHealth([next]);
     return next;
   });
 }
@@ -58,10 +55,10 @@ export async function linkTestTicket(
 ): Promise<TestCase> {
   const url = ticketUrl === null ? null : absoluteHttpUrl(ticketUrl, "ticket_url");
   // In the test-health transaction: the hourly pass cannot forget the test between the look-up and the link.
-  return inTestHealthTransaction(deps.store, repository.id, async (trx) => {
+  return deps.store.inTestHealthTransaction(repository.id, async (trx) => {
     const found = await testOf(trx, repository, testId);
-    if (url === null) await unlinkTicket(trx, found.key);
-    else await linkTicket(trx, found.key, url, deps.clock());
+    if (url === null) await trx.unlinkTicket(found.key);
+    else await trx.linkTicket(found.key, url, deps.clock());
     return found;
   });
 }

@@ -2,9 +2,7 @@
 // transaction that stores it. A retry with the same key and request (the CLI retrying after a timeout) is given
 // that answer and stores nothing; the same key with another request is refused, as Stripe refuses it.
 import { createHash } from "node:crypto";
-import type { Kysely } from "kysely";
-import type { Database } from "../store/schema.ts";
-import { findUploadReceipt, saveUploadReceipt } from "../store/test-upload-receipts.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import type { UploadOutcome } from "./upload-outcome.ts";
 
 export interface UploadReceiptRequest {
@@ -33,24 +31,24 @@ export function uploadRequestHash(parts: readonly (string | number | null | unde
 
 /** The answer of the upload `request` repeats, if it repeats one; throws IdempotencyKeyReused for another request. */
 export async function repeatedUpload(
-  db: Kysely<Database>,
+  storage: TestHealthStorage,
   repositoryId: string,
   request: UploadReceiptRequest,
 ): Promise<UploadOutcome | undefined> {
-  const receipt = await findUploadReceipt(db, repositoryId, request.idempotencyKey);
+  const receipt = await storage.findUploadReceipt(repositoryId, request.idempotencyKey);
   if (receipt === undefined) return undefined;
   if (receipt.requestHash !== request.requestHash) throw new IdempotencyKeyReused(request.idempotencyKey);
   return JSON.parse(receipt.answer) as UploadOutcome;
 }
 
 export async function keepUploadReceipt(
-  db: Kysely<Database>,
+  storage: TestHealthStorage,
   repositoryId: string,
   request: UploadReceiptRequest,
   outcome: UploadOutcome,
   now: number,
 ): Promise<void> {
-  await saveUploadReceipt(db, {
+  await storage.saveUploadReceipt({
     repositoryId,
     idempotencyKey: request.idempotencyKey,
     requestHash: request.requestHash,

@@ -26,15 +26,10 @@ export { initialQueueState, isTerminal } from "./state.ts";
 export type { CheckRunReport, CommitStatusReport, StatusReport } from "./status-reports.ts";
 export type { StepResult } from "./step.ts";
 export { step } from "./step.ts";
-export type { EnqueuedPullRequestView, PullRequestView, QueueView, TestRunView } from "./views.ts";
 export {
   acceptsNewSubmissions,
-  enqueuedPullRequests,
   hasNonTerminalPullRequests,
   mergeabilityRechecksDue,
   nextDeadline,
-  pullRequestView,
   pullRequestsToRecheck,
-  queueView,
-  testRunView,
-} from "./views.ts";
+} from "./queries.ts";

@@ -8,10 +8,8 @@ import {
   type QueueSettings,
   type QueueState,
 } from "../queue/index.ts";
-import type { Store } from "../store/database.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import { deleteQueueRow, insertQueue } from "../store/queues.ts";
-import { insertQueueState, loadQueueState, lockQueue } from "../store/queue-states.ts";
+import type { QueueStorage } from "../ports/queue-storage.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
 import { OutboxWorker } from "./outbox-worker.ts";
 import { type DispatchOptions, QueueRunner } from "./queue-runner.ts";
@@ -20,7 +18,7 @@ import { Scheduler, type SchedulerOptions } from "./scheduler.ts";
 import type { Clock } from "../ports/clock.ts";
 
 export interface EngineDependencies {
-  store: Store;
+  store: QueueStorage;
   clock: Clock;
   log: Logger;
   executor: CommandExecutor;
@@ -61,21 +59,13 @@ export class MergeQueueEngine {
       testBranchPrefix,
       settings: request.settings,
     });
-    return store.db.transaction().execute(async (trx) => {
-      const created = await insertQueue(
-        trx,
-        {
-          id: request.queueId,
-          repositoryId: request.repositoryId,
-          branch: request.branch,
-          settings: request.settings,
-        },
-        now,
-      );
-      if (!created) return undefined;
-      await insertQueueState(trx, state, now);
-      return state;
-    });
+    const queue = {
+      id: request.queueId,
+      repositoryId: request.repositoryId,
+      branch: request.branch,
+      settings: request.settings,
+    };
+    return (await store.createQueue(queue, state, now)) ? state : undefined;
   }
 
   read(queueId: string): Promise<QueueState | undefined> {
@@ -94,11 +84,10 @@ export class MergeQueueEngine {
   async deleteQueueIfEmpty(queueId: string): Promise<boolean> {
     const { store } = this.deps;
     return this.runner.exclusively(queueId, () =>
-      store.db.transaction().execute(async (trx) => {
-        await lockQueue(trx, store.dialect, queueId);
-        const stored = await loadQueueState(trx, queueId);
+      store.inQueueTransaction(queueId, async (queue) => {
+        const stored = await queue.loadQueueState(queueId);
         if (stored !== undefined && hasNonTerminalPullRequests(stored.state)) return false;
-        await deleteQueueRow(trx, queueId);
+        await queue.deleteQueue(queueId);
         return true;
       }),
     );

@@ -1,19 +1,14 @@
 // Executes each queue's outbox commands, each lane in order, and feeds their results back as events.
+import { randomUUID } from "node:crypto";
 import type { Logger } from "probot";
 import type { QueueCommand, QueueEvent } from "../queue/index.ts";
-import type { Store } from "../store/database.ts";
-import { newId } from "../store/ids.ts";
+import type { QueueLocation } from "../ports/queue-location.ts";
 import {
-  claimNextCommand,
-  completeCommand,
   type OutboxLane,
   outboxLanes,
   type PendingCommand,
-  postponeCommand,
-  renewClaims,
-} from "../store/outbox.ts";
-import type { QueueLocation } from "../ports/queue-location.ts";
-import { queueLocation } from "../store/queue-locations.ts";
+  type QueueStorage,
+} from "../ports/queue-storage.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
 import { isTransient, rateLimitedUntil } from "../ports/github-failures.ts";
 import type { QueueRunner } from "./queue-runner.ts";
@@ -44,7 +39,7 @@ export function backoffMs(attempts: number): number {
 
 export class OutboxWorker {
   /** Names this worker's claims: a restarted process is a new holder, and the claims of the old one lapse. */
-  readonly holder = newId();
+  readonly holder = randomUUID();
   readonly #draining = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
   /** Ids of the commands this worker is running: the heartbeat renews their claims. */
@@ -55,7 +50,7 @@ export class OutboxWorker {
 
   constructor(
     private readonly deps: {
-      store: Store;
+      store: QueueStorage;
       runner: QueueRunner;
       executor: CommandExecutor;
       /** Only a new test branch's CI results are read here. */
@@ -79,7 +74,7 @@ export class OutboxWorker {
   async heartbeat(): Promise<void> {
     const { store, clock, log } = this.deps;
     try {
-      await renewClaims(store.db, [...this.#running], { holder: this.holder, now: clock(), leaseMs });
+      await store.renewClaims([...this.#running], { holder: this.holder, now: clock(), leaseMs });
     } catch (error) {
       log.warn({ err: error }, "renewing outbox claims failed; the next beat tries again");
     }
@@ -114,7 +109,7 @@ export class OutboxWorker {
     const { store, clock } = this.deps;
     for (;;) {
       const claim = { holder: this.holder, now: clock(), leaseMs };
-      const pending = await claimNextCommand(store.db, queueId, lane, claim);
+      const pending = await store.claimNextCommand(queueId, lane, claim);
       if (pending === undefined) return;
       this.#running.add(pending.id);
       try {
@@ -157,11 +152,11 @@ export class OutboxWorker {
   /** Returns whether the lane may go on with its next command. */
   async #execute(pending: PendingCommand): Promise<boolean> {
     const { store, runner, executor, clock, log } = this.deps;
-    const location = await queueLocation(store.db, pending.queueId);
+    const location = await store.queueLocation(pending.queueId);
     if (location === undefined) return false;
     const limitedUntil = this.#rateLimitedUntil(location.repositoryId);
     if (limitedUntil !== undefined) {
-      await postponeCommand(store.db, pending.id, this.holder, {
+      await store.postponeCommand(pending.id, this.holder, {
         attempts: pending.attempts,
         nextAttemptAt: limitedUntil,
         error: "waiting for GitHub's rate limit on the repository to lift",
@@ -178,7 +173,7 @@ export class OutboxWorker {
       const message = error instanceof Error ? error.message : String(error);
       if (!isTransient(error) && cosmetic.has(pending.command.type)) {
         log.warn({ ...context, err: error }, "GitHub refused a notification command; giving it up");
-        await completeCommand(store.db, pending.id, clock(), message);
+        await store.completeCommand(pending.id, clock(), message);
         return true;
       }
       const attempts = pending.attempts + 1;
@@ -188,7 +183,7 @@ export class OutboxWorker {
       if (retryAt !== undefined) this.#rateLimited.set(location.repositoryId, retryAt);
       const nextAttemptAt = retryAt ?? clock() + backoffMs(attempts);
       log.error({ ...context, err: error, attempts, nextAttemptAt }, "command failed; it will be retried");
-      await postponeCommand(store.db, pending.id, this.holder, { attempts, nextAttemptAt, error: message });
+      await store.postponeCommand(pending.id, this.holder, { attempts, nextAttemptAt, error: message });
       return false;
     }
   }

@@ -3,18 +3,14 @@
 // to the worker.
 import type { Logger } from "probot";
 import { compact, type QueueEvent, type QueueState, step } from "../queue/index.ts";
-import type { Store } from "../store/database.ts";
-import { recordDelivery } from "../store/deliveries.ts";
-import { completeCommand } from "../store/outbox.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import { queueLocation } from "../store/queue-locations.ts";
-import { loadQueueState, lockQueue, saveQueueStep } from "../store/queue-states.ts";
+import type { QueueStorage } from "../ports/queue-storage.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
 import type { Clock } from "../ports/clock.ts";
 
 export interface RunnerDependencies {
-  store: Store;
+  store: QueueStorage;
   clock: Clock;
   log: Logger;
   /** A PR's web address, for test run records. */
@@ -46,23 +42,22 @@ export class QueueRunner {
   ): Promise<QueueState | undefined> {
     const { store, clock } = this.#deps;
     return this.#mutex.run(queueId, async () => {
-      const location = await queueLocation(store.db, queueId);
+      const location = await store.queueLocation(queueId);
       if (location === undefined) return undefined;
       const now = clock();
-      const outcome = await store.db.transaction().execute(async (trx) => {
-        await lockQueue(trx, store.dialect, queueId);
+      const outcome = await store.inQueueTransaction(queueId, async (queue) => {
         const { delivery, completesCommandId } = options;
         if (
           delivery !== undefined &&
-          !(await recordDelivery(trx, `${delivery.id}:${queueId}`, delivery.event, now))
+          !(await queue.recordDelivery(`${delivery.id}:${queueId}`, delivery.event, now))
         ) {
           return undefined;
         }
         // A command whose claim lapsed mid-run may have been run and reported by another replica already.
-        if (completesCommandId !== undefined && !(await completeCommand(trx, completesCommandId, now))) {
+        if (completesCommandId !== undefined && !(await queue.completeCommand(completesCommandId, now))) {
           return undefined;
         }
-        const stored = await loadQueueState(trx, queueId);
+        const stored = await queue.loadQueueState(queueId);
         if (stored === undefined) return undefined;
         let state = stored.state;
         const commands = [];
@@ -73,7 +68,7 @@ export class QueueRunner {
         }
         state = compact(state, now);
         if (state !== stored.state || commands.length > 0) {
-          await saveQueueStep(trx, {
+          await queue.saveQueueStep({
             stored,
             next: state,
             commands,
@@ -97,6 +92,6 @@ export class QueueRunner {
 
   /** The queue's current state, without taking its lock (reads see the last committed step). */
   async read(queueId: string): Promise<QueueState | undefined> {
-    return (await loadQueueState(this.#deps.store.db, queueId))?.state;
+    return (await this.#deps.store.loadQueueState(queueId))?.state;
   }
 }

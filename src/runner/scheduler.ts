@@ -8,12 +8,8 @@ import {
   type QueueEvent,
   type QueueState,
 } from "../queue/index.ts";
-import type { Store } from "../store/database.ts";
-import { purgeDeliveries } from "../store/deliveries.ts";
-import { purgeCompletedCommands, queuesWithDueCommands } from "../store/outbox.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import { queueLocation } from "../store/queue-locations.ts";
-import { queuesNeedingAttention } from "../store/queue-states.ts";
+import type { QueueStorage } from "../ports/queue-storage.ts";
 import type { GitHubPoller } from "../ports/github-poller.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
 import type { QueueRunner } from "./queue-runner.ts";
@@ -36,7 +32,7 @@ export class Scheduler {
 
   constructor(
     private readonly deps: {
-      store: Store;
+      store: QueueStorage;
       runner: QueueRunner;
       worker: OutboxWorker;
       github: GitHubPoller;
@@ -71,13 +67,13 @@ export class Scheduler {
     const now = clock();
     if (now - this.#lastPurge >= hourMs) {
       this.#lastPurge = now;
-      await purgeCompletedCommands(store.db, now - 24 * hourMs);
-      await purgeDeliveries(store.db, now - 7 * 24 * hourMs);
+      await store.purgeCompletedCommands(now - 24 * hourMs);
+      await store.purgeDeliveries(now - 7 * 24 * hourMs);
     }
-    for (const queueId of await queuesWithDueCommands(store.db, now)) worker.kick(queueId);
+    for (const queueId of await store.queuesWithDueCommands(now)) worker.kick(queueId);
     const poll = forcePoll || now - this.#lastPoll >= this.options.pollIntervalMs;
     if (poll) this.#lastPoll = now;
-    for (const queue of await queuesNeedingAttention(store.db, now)) {
+    for (const queue of await store.queuesNeedingAttention(now)) {
       const events: QueueEvent[] = queue.deadlinePassed ? [{ type: "tick" }] : [];
       if (poll && (queue.runsInFlight || queue.awaitingMergeability)) {
         events.push(...(await this.#pollGitHub(queue.queueId, { now, everything: true })));
@@ -91,7 +87,7 @@ export class Scheduler {
   /** Everything: runs in flight and every PR not ready; else only the mergeability rechecks due. */
   async #pollGitHub(queueId: string, scope: { now: number; everything: boolean }): Promise<QueueEvent[]> {
     const { store, runner, github, log } = this.deps;
-    const [location, state] = await Promise.all([queueLocation(store.db, queueId), runner.read(queueId)]);
+    const [location, state] = await Promise.all([store.queueLocation(queueId), runner.read(queueId)]);
     if (location === undefined || state === undefined || location.installationId === null) return [];
     const events: QueueEvent[] = [];
     try {

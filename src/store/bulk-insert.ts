@@ -2,7 +2,7 @@
 // column list and row count is built once and reused, and rows go in as flat parameter arrays, so no query builder
 // runs per row.
 import { CompiledQuery, type Kysely } from "kysely";
-import type { Dialect } from "./database.ts";
+import type { Dialect } from "./connection.ts";
 
 // Each statement stays under both dialects' limits on parameters (SQLite 32,766, PostgreSQL 65,535) and is large
 // enough that its fixed cost is spread over hundreds of rows.

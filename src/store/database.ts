@@ -4,16 +4,29 @@ import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
+import type { QueueStorage } from "../ports/queue-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { Connection, Dialect } from "./connection.ts";
 import { migrateToLatest } from "./migrations.ts";
+import { queueStorage } from "./queue-storage.ts";
 import type { Database } from "./schema.ts";
 import { withStatementCache } from "./statement-cache.ts";
+import { testHealthStorage } from "./test-health-storage.ts";
 
-export type Dialect = "sqlite" | "postgres";
+export type { Dialect } from "./connection.ts";
 
-export interface Store {
-  db: Kysely<Database>;
-  dialect: Dialect;
+/** The database, and on it the storage the use cases need (their ports). */
+export interface Store extends Connection, QueueStorage, TestHealthStorage {
   close(): Promise<void>;
+}
+
+function storeOn(connection: Connection): Store {
+  return {
+    ...connection,
+    ...queueStorage(connection),
+    ...testHealthStorage(connection),
+    close: () => connection.db.destroy(),
+  };
 }
 
 // int8 (bigint, count(*)) comes back from pg as a string; our bigints are epoch milliseconds and counts,
@@ -44,11 +57,11 @@ export function openDatabase(databaseUrl: string): Store {
     // into their indexes misses the cache and spills pages mid-transaction.
     sqlite.pragma("cache_size = -65536");
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect, close: () => db.destroy() };
+    return storeOn({ db, dialect });
   }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect, close: () => db.destroy() };
+  return storeOn({ db, dialect });
 }
 
 /** Opens the database and applies pending migrations, as the server and `switchyard migrate` do. */

@@ -1,6 +1,7 @@
 // Row types of the merge queue engine's tables (migration 0003; the outbox's claims and lanes, 0008; run pools,
 // 0010).
 import type { Generated } from "kysely";
+import type { OutboxLane } from "../ports/queue-storage.ts";
 
 export interface QueueStatesTable {
   queue_id: string;
@@ -20,7 +21,6 @@ export interface QueueStatesTable {
  * "effects": what the queue waits for (test branches, merges, cancellations); "notifications": what only tells
  * people (commit statuses, PR comments).
  */
-export type OutboxLane = "effects" | "notifications";
 
 export interface OutboxCommandsTable {
   id: string;

@@ -1,28 +1,11 @@
 // The outbox of commands the queue core asked for, executed at least once and in order per queue and lane.
 import type { Kysely, Transaction } from "kysely";
 import type { QueueCommand } from "../queue/index.ts";
-import type { OutboxLane } from "./engine-schema.ts";
+import type { Claim, OutboxLane, PendingCommand } from "../ports/queue-storage.ts";
 import { newId } from "./ids.ts";
 import type { Database } from "./schema.ts";
 
-export type { OutboxLane } from "./engine-schema.ts";
-
-export const outboxLanes: readonly OutboxLane[] = ["effects", "notifications"];
-
-export interface PendingCommand {
-  id: string;
-  queueId: string;
-  seq: number;
-  command: QueueCommand;
-  attempts: number;
-}
-
-/** Who claims a command, when, and for how long: the holder renews the lease while the command runs. */
-export interface Claim {
-  holder: string;
-  now: number;
-  leaseMs: number;
-}
+export type { OutboxLane } from "../ports/queue-storage.ts";
 
 /**
  * Commit statuses and PR comments only tell people what the queue did: nothing waits for them, so they run in

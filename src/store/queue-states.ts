@@ -1,26 +1,14 @@
 // The queue core's state per queue, saved together with the commands it produced (the transactional
 // outbox) and the projections that the API and metrics read.
 import { type Kysely, sql, type Transaction } from "kysely";
-import {
-  nextDeadline,
-  pullRequestsToRecheck,
-  pullRequestView,
-  type QueueCommand,
-  type QueueState,
-  testRunView,
-} from "../queue/index.ts";
-import type { Dialect } from "./database.ts";
+import { nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
+import { pullRequestView, testRunView } from "../presentation/queue-views.ts";
+import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../ports/queue-storage.ts";
+import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { advanceCounters, countersAdvancedBy } from "./queue-metrics.ts";
 import { queueColumns } from "./queues.ts";
 import type { Database } from "./schema.ts";
-
-export interface StoredQueueState {
-  queueId: string;
-  state: QueueState;
-  version: number;
-  nextCommandSeq: number;
-}
 
 /**
  * Serialises steps of one queue across replicas: on PostgreSQL a transaction-scoped advisory lock on the
@@ -60,8 +48,10 @@ function runsInFlight(state: QueueState, pool: "any" | "bisection" = "any"): num
   ).length;
 }
 
-/** Queues that need the scheduler: a deadline passed, runs to poll, or mergeability to re-read. */
-export async function queuesNeedingAttention(db: Kysely<Database>, now: number) {
+export async function queuesNeedingAttention(
+  db: Kysely<Database>,
+  now: number,
+): Promise<QueueNeedingAttention[]> {
   const rows = await db
     .selectFrom("queue_states")
     .select(["queue_id", "next_deadline", "runs_in_flight", "awaiting_mergeability"])
@@ -96,15 +86,6 @@ export async function insertQueueState(db: Kysely<Database>, state: QueueState, 
       updated_at: now,
     })
     .execute();
-}
-
-export interface QueueStep {
-  stored: StoredQueueState;
-  next: QueueState;
-  commands: readonly QueueCommand[];
-  now: number;
-  /** Links of PRs in test run records: the core does not know the repository's URL. */
-  prUrl: (prNumber: number) => string;
 }
 
 /** Saves the new state, its commands and its projections; call inside the queue's transaction. */

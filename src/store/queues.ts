@@ -80,3 +80,13 @@ export async function insertQueue(
 export async function deleteQueueRow(trx: Transaction<Database>, id: string): Promise<void> {
   await trx.deleteFrom("queues").where("id", "=", id).execute();
 }
+
+/** The target branches of the repository's queues. */
+export async function queueBranches(db: Kysely<Database>, repositoryId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("queues")
+    .select("branch")
+    .where("repository_id", "=", repositoryId)
+    .execute();
+  return rows.map((row) => row.branch);
+}

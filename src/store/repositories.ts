@@ -2,12 +2,11 @@
 // test health was told of (no installation needed).
 import type { Kysely } from "kysely";
 import type { RepositoryRef } from "../ports/github-reads.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
 import { newId } from "./ids.ts";
-import type { Database, RepositoriesTable } from "./schema.ts";
+import type { Database } from "./schema.ts";
 
-export type Repository = Pick<RepositoriesTable, "id" | "host" | "owner" | "name"> & {
-  installationId: number | null;
-};
+export type { Repository } from "../ports/test-case-storage.ts";
 
 const columns = ["id", "host", "owner", "name", "installation_id as installationId"] as const;
 

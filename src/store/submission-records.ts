@@ -1,6 +1,6 @@
 // Reads of the submissions projection: every submission ever made to a queue, as PR records.
 import type { Kysely } from "kysely";
-import type { PullRequestView } from "../queue/index.ts";
+import type { PullRequestView } from "../presentation/queue-views.ts";
 import type { Database } from "./schema.ts";
 
 export interface SubmissionPage {

@@ -3,10 +3,11 @@ import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } fr
 import type { HealthStatus, QuarantineSetting } from "../health/classification.ts";
 import type { TestCase, TestCaseHealth } from "../health/test-case.ts";
 import { insertValues } from "./bulk-insert.ts";
-import type { Dialect, Store } from "./database.ts";
+import type { Connection, Dialect } from "./connection.ts";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { TestCasesTable } from "./test-health-schema.ts";
+import type { NewTestCases } from "../ports/test-case-storage.ts";
 
 const insertColumns = [
   "id",
@@ -77,7 +78,7 @@ export function testCaseFromRow(row: Selectable<TestCasesTable>): TestCase {
  * the deadlocks that row locks taken batch by batch would risk.
  */
 export async function inTestHealthTransaction<T>(
-  store: Store,
+  store: Connection,
   repositoryId: string,
   work: (trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
@@ -141,16 +142,6 @@ export async function testCaseKeyAllocator(
     .executeTakeFirst();
   let largest = Number(row?.largest ?? 0);
   return async (count) => Array.from({ length: count }, () => ++largest);
-}
-
-/** Test cases seen for the first time together, with the same health: the new tests of a batch that share a classification. */
-export interface NewTestCases {
-  repositoryId: string;
-  variant: string;
-  firstSeenAt: number;
-  health: TestCaseHealth;
-  /** Each with its key, given by {@link testCaseKeyAllocator}. */
-  tests: Pick<TestCase, "key" | "id" | "name" | "classname" | "parent" | "filePath">[];
 }
 
 const identityColumns = ["key", "id", "name", "classname", "parent", "file_path"] as const;

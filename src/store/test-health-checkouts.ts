@@ -2,13 +2,7 @@
 // learns both from the CLI in CI, so that neither an upload nor a read waits on GitHub.
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-
-export interface CheckoutFacts {
-  /** The default branch, once an upload named it. */
-  defaultBranch: string | null;
-  /** The text of the CODEOWNERS file ("" when the checkout has none), once an upload sent it. */
-  codeowners: string | null;
-}
+import type { CheckoutFacts } from "../ports/test-health-storage.ts";
 
 export async function checkoutFacts(db: Kysely<Database>, repositoryId: string): Promise<CheckoutFacts> {
   const row = await db

@@ -1,11 +1,7 @@
 // A repository's test-health settings (contract 7.4), read by every writer of its tests' health.
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-
-export interface TestHealthSettings {
-  /** Whether tests with the `auto` quarantine setting are quarantined while flaky. */
-  autoQuarantine: boolean;
-}
+import type { TestHealthSettings } from "../ports/test-health-storage.ts";
 
 export const DEFAULT_TEST_HEALTH_SETTINGS: Readonly<TestHealthSettings> = Object.freeze({
   autoQuarantine: true,

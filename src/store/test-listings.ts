@@ -14,7 +14,7 @@ import {
 } from "kysely";
 import type { HealthStatus } from "../health/classification.ts";
 import type { TestListingReads, FailureRange } from "../ports/test-listing-reads.ts";
-import type { Dialect, Store } from "./database.ts";
+import type { Connection, Dialect } from "./connection.ts";
 import { serviceSecret } from "./service-secrets.ts";
 import type { Database } from "./schema.ts";
 import type { TestCase } from "../health/test-case.ts";
@@ -192,7 +192,7 @@ export async function failingTestsPage(
 }
 
 /** The test-health listings' reads on this database. */
-export function testListingReads(store: Store): TestListingReads {
+export function testListingReads(store: Connection): TestListingReads {
   const { db, dialect } = store;
   return {
     countUnhealthyTests: (...args) => countUnhealthyTests(db, ...args),

@@ -3,22 +3,9 @@ import { type Kysely, sql } from "kysely";
 import type { TestRun } from "../health/classification.ts";
 import type { TestOutcome } from "../health/parsed-report.ts";
 import { insertValues } from "./bulk-insert.ts";
-import type { Dialect } from "./database.ts";
+import type { Dialect } from "./connection.ts";
 import type { Database } from "./schema.ts";
-
-export interface Upload {
-  id: string;
-  repositoryId: string;
-  commitSha: string;
-  branch: string;
-  prNumber: number | null;
-  jobName: string | null;
-  variant: string;
-  runUrl: string | null;
-  /** The time of each of the upload's results (contract 7.3). */
-  startedAt: number;
-  receivedAt: number;
-}
+import type { CommonFailure, RunCounts, Upload, UploadResultsContext } from "../ports/test-result-storage.ts";
 
 /** Records an upload whose results follow; returns its key. */
 export async function insertUpload(db: Kysely<Database>, upload: Upload): Promise<number> {
@@ -53,14 +40,6 @@ export async function recordUploadCounts(
     .set({ test_results: counts.testResults, failures: counts.failures })
     .where("key", "=", uploadKey)
     .execute();
-}
-
-/** What every result and failure of an upload shares. */
-export interface UploadResultsContext {
-  uploadKey: number;
-  occurredAt: number;
-  repositoryId: string;
-  receivedAt: number;
 }
 
 /**
@@ -132,13 +111,6 @@ export async function runHistory(
   return history;
 }
 
-export interface RunCounts {
-  runsLast7d: number;
-  failuresLast7d: number;
-  runsLast24h: number;
-  failuresLast24h: number;
-}
-
 const DAY_MS = 24 * 3600 * 1000;
 
 /** contract 7.5: runs and failures of each test in the last 7 days and the last 24 hours before `now`. */
@@ -175,12 +147,6 @@ export async function runCounts(
     }
   }
   return counts;
-}
-
-export interface CommonFailure {
-  summary: string;
-  occurrenceCount: number;
-  lastOccurrence: number;
 }
 
 /** contract 7.5: the failures of each test since `since` grouped by summary, most frequent first, top `limit`. */

@@ -2,13 +2,7 @@
 // stores nothing again. Kept as long as the upload's results.
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-
-export interface UploadReceipt {
-  /** What the upload asked for (see uploadRequestHash). */
-  requestHash: string;
-  /** The answer it was given, as JSON. */
-  answer: string;
-}
+import type { UploadReceipt } from "../ports/test-health-storage.ts";
 
 export async function findUploadReceipt(
   db: Kysely<Database>,

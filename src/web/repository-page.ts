@@ -118,7 +118,7 @@ export function registerRepositoryPage(pages: FastifyInstance, context: PageCont
       ];
       const [recordsContext, statistics] = await Promise.all([
         recordContext(deps, repository),
-        testStatistics(store.db, testCases, deps.clock(), { full: false }),
+        testStatistics(store, testCases, deps.clock(), { full: false }),
       ]);
       // Links to another page of one section keep the other sections where they are.
       const pageLink = (section: SectionName, token: string) => {

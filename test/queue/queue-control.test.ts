@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { queueView } from "../../src/queue/index.ts";
+import { queueView } from "../../src/presentation/queue-views.ts";
 import { aScenario } from "../support/queue-factories.ts";
 
 describe("queue states and settings (contract 5.8, 5.7)", () => {

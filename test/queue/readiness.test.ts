@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mergeabilityRechecksDue, nextDeadline, pullRequestView } from "../../src/queue/index.ts";
+import { mergeabilityRechecksDue, nextDeadline } from "../../src/queue/index.ts";
+import { pullRequestView } from "../../src/presentation/queue-views.ts";
 import { aPr, aScenario, T0 } from "../support/queue-factories.ts";
 
 describe("readiness (contract 5.1)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pullRequestView } from "../../src/queue/index.ts";
+import { pullRequestView } from "../../src/presentation/queue-views.ts";
 import { aPr, aScenario, T0 } from "../support/queue-factories.ts";
 
 describe("submissions (contract 5.1)", () => {

@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { hasNonTerminalPullRequests, nextDeadline, pullRequestsToRecheck } from "../../src/queue/index.ts";
 import {
   enqueuedPullRequests,
-  hasNonTerminalPullRequests,
-  nextDeadline,
-  pullRequestsToRecheck,
   pullRequestView,
   queueView,
   testRunView,
-} from "../../src/queue/index.ts";
+} from "../../src/presentation/queue-views.ts";
 import { aCheckRun, aCommitStatus, aPr, aScenario, MINUTE, T0 } from "../support/queue-factories.ts";
 
 describe("views for the API (contract 4, interface 2.2–2.4)", () => {

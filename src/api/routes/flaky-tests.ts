@@ -89,7 +89,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       const idempotencyKey = idempotencyKeyOf(request);
       const repository = await testHealthRepository(deps, request, body, { record: true });
       const defaultBranch = body.default_branch ?? undefined;
-      const branches = await stableBranches(store.db, deps.repositoryFacts, repository, defaultBranch);
+      const branches = await stableBranches(store, deps.repositoryFacts, repository, defaultBranch);
       const checkout = { defaultBranch, codeowners: body.codeowners ?? undefined };
       try {
         const outcome = await ingestUpload(store, {
@@ -216,7 +216,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
       );
       const [context, statistics] = await Promise.all([
         recordContext(deps, repository),
-        testStatistics(store.db, rows, deps.clock(), { full: false }),
+        testStatistics(store, rows, deps.clock(), { full: false }),
       ]);
       return {
         tests: rows.map((testCase) => unhealthyTestRecord(context, testCase, statistics.get(testCase.key))),
@@ -261,7 +261,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     },
     async (request) => {
       const repository = await testHealthRepository(deps, request, request.body);
-      const testCase = await testOf(store.db, repository, request.body.test_id);
+      const testCase = await testOf(store, repository, request.body.test_id);
       const [test] = await fullTestRecords(deps, repository, [testCase]);
       return { test };
     },

@@ -7,10 +7,10 @@ import {
   acceptsNewSubmissions,
   isTerminal,
   parsePriority,
-  pullRequestView,
   type QueueEvent,
   type QueueState,
 } from "../../queue/index.ts";
+import { pullRequestView } from "../../presentation/queue-views.ts";
 import { awaitedBranchEvents } from "../../runner/awaited-branch.ts";
 import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-targets.ts";
 import { latestSubmissionRecord, listSubmissions } from "../../store/submission-records.ts";

@@ -2,7 +2,8 @@
 import { randomBytes } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { DEFAULT_QUEUE_SETTINGS, type QueueSettings, queueView } from "../../queue/index.ts";
+import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "../../queue/index.ts";
+import { queueView } from "../../presentation/queue-views.ts";
 import { findQueue } from "../../store/queues.ts";
 import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";

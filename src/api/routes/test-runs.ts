@@ -1,7 +1,7 @@
 // getMergeQueueTestingDetails (interface 2.4, contract 4).
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { testRunView } from "../../queue/index.ts";
+import { testRunView } from "../../presentation/queue-views.ts";
 import { findTestRunRecord } from "../../store/submission-records.ts";
 import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";

@@ -2,7 +2,8 @@
 // is and the run testing it (what the run tests on top of the target, and its checks), the PRs that left in the
 // last day and why, and the queue's settings. Read from the queue core's state and the history projections.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { type PullRequestEntry, type QueueState, queueView, type TestRun } from "../../queue/index.ts";
+import type { PullRequestEntry, QueueState, TestRun } from "../../queue/index.ts";
+import { queueView } from "../../presentation/queue-views.ts";
 import { priorityNameOf } from "../../queue/priority.ts";
 import {
   departedPullRequests,

@@ -1,12 +1,10 @@
-import { queuePosition } from "./ordering.ts";
-import { DEFAULT_PRIORITY_NAME, priorityNameOf, skipsTheLine } from "./priority.ts";
-import type { Readiness } from "./readiness.ts";
-import { readinessOf } from "./readiness.ts";
-import { inProgressRuns } from "./run-lifecycle.ts";
-import { batchWaitDeadline, testingDeadline } from "./runs.ts";
-import type { QueueSettings } from "./settings.ts";
+// The queue's records as the API and the pages show them (interface 2.2 to 2.4), read from the core's state.
+import { queuePosition } from "../queue/ordering.ts";
+import { DEFAULT_PRIORITY_NAME, priorityNameOf, skipsTheLine } from "../queue/priority.ts";
+import type { Readiness } from "../queue/readiness.ts";
+import { readinessOf } from "../queue/readiness.ts";
+import type { QueueSettings } from "../queue/settings.ts";
 import type {
-  MergeabilityRecheck,
   PullRequestEntry,
   PullRequestState,
   QueueState,
@@ -14,9 +12,9 @@ import type {
   RunPurpose,
   StateReason,
   TestRunStatus,
-} from "./state.ts";
-import { isTerminal } from "./state.ts";
-import type { CheckRunReport, CommitStatusReport } from "./status-reports.ts";
+} from "../queue/state.ts";
+import { isTerminal } from "../queue/state.ts";
+import type { CheckRunReport, CommitStatusReport } from "../queue/status-reports.ts";
 
 function iso(epochMs: number): string {
   return new Date(epochMs).toISOString();
@@ -88,16 +86,6 @@ export function pullRequestView(state: QueueState, prNumber: number): PullReques
 /** Every non-terminal PR, in queue order (contract 4 getQueue). */
 export function enqueuedPullRequests(state: QueueState): EnqueuedPullRequestView[] {
   return state.line.map((prNumber) => enqueuedView(state.prs[prNumber] as PullRequestEntry));
-}
-
-/** deleteQueue is refused while this holds (contract 4 `queue_not_empty`). */
-export function hasNonTerminalPullRequests(state: QueueState): boolean {
-  return state.line.length > 0;
-}
-
-/** submitPullRequest of a PR not yet queued is refused while draining (contract 5.8 `queue_draining`). */
-export function acceptsNewSubmissions(state: QueueState): boolean {
-  return state.status !== "draining";
 }
 
 export type QueueView = Omit<QueueSettings, "bisectionConcurrency"> & {
@@ -180,39 +168,4 @@ export function testRunView(
     purpose: run.purpose ?? "main",
     followsUpRunId: run.failedRunId ?? null,
   };
-}
-
-/**
- * When the shell should tick next (epoch ms): the earliest testing timeout in flight, mergeability recheck or
- * end of a batch's wait, or null.
- */
-export function nextDeadline(state: QueueState): number | null {
-  const deadlines = [
-    ...inProgressRuns(state).map((run) => testingDeadline(state, run)),
-    ...mergeabilityRechecks(state).map(({ at }) => at),
-    batchWaitDeadline(state) ?? Infinity,
-  ].filter(Number.isFinite);
-  return deadlines.length === 0 ? null : Math.min(...deadlines);
-}
-
-function mergeabilityRechecks(state: QueueState): (MergeabilityRecheck & { prNumber: number })[] {
-  return pullRequestsToRecheck(state).flatMap((prNumber) => {
-    const recheck = state.prs[prNumber]?.mergeabilityRecheck ?? null;
-    return recheck === null ? [] : [{ ...recheck, prNumber }];
-  });
-}
-
-/** Not-ready PRs whose mergeability GitHub was computing, due to be read again at `now`. */
-export function mergeabilityRechecksDue(state: QueueState, now: number): number[] {
-  return mergeabilityRechecks(state)
-    .filter(({ at }) => at <= now)
-    .map(({ prNumber }) => prNumber);
-}
-
-/**
- * Queued PRs that are not ready (contract 5.1). GitHub sends no webhook when a PR becomes mergeable (its
- * mergeability computed, its own checks passed, a review given), so the shell reads them again.
- */
-export function pullRequestsToRecheck(state: QueueState): number[] {
-  return state.line.filter((prNumber) => state.prs[prNumber]?.state === "not_ready");
 }

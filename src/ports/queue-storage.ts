@@ -1,0 +1,97 @@
+// What the queue's runner keeps in storage: each queue's state, stepped under the queue's lock and saved with the
+// commands it produced (the transactional outbox), the outbox itself and the webhook deliveries already handled.
+// src/store/queue-storage.ts implements it.
+import type { QueueCommand, QueueSettings, QueueState } from "../queue/index.ts";
+import type { QueueLocation } from "./queue-location.ts";
+
+export interface StoredQueueState {
+  queueId: string;
+  state: QueueState;
+  version: number;
+  nextCommandSeq: number;
+}
+
+export interface QueueStep {
+  stored: StoredQueueState;
+  next: QueueState;
+  commands: readonly QueueCommand[];
+  now: number;
+  /** Links of PRs in test run records: the core does not know the repository's URL. */
+  prUrl: (prNumber: number) => string;
+}
+
+export interface NewQueue {
+  id: string;
+  repositoryId: string;
+  branch: string;
+  settings: QueueSettings;
+}
+
+/** A queue the scheduler must look at: a deadline passed, runs to poll, or mergeability to re-read. */
+export interface QueueNeedingAttention {
+  queueId: string;
+  deadlinePassed: boolean;
+  runsInFlight: boolean;
+  awaitingMergeability: boolean;
+}
+
+export type OutboxLane = "effects" | "notifications";
+
+export const outboxLanes: readonly OutboxLane[] = ["effects", "notifications"];
+
+export interface PendingCommand {
+  id: string;
+  queueId: string;
+  seq: number;
+  command: QueueCommand;
+  attempts: number;
+}
+
+/** Who claims a command, when, and for how long: the holder renews the lease while the command runs. */
+export interface Claim {
+  holder: string;
+  now: number;
+  leaseMs: number;
+}
+
+/** What a use case does inside one queue's transaction: all of it is saved together or not at all. */
+export interface QueueTransaction {
+  loadQueueState(queueId: string): Promise<StoredQueueState | undefined>;
+  /** Saves the new state, its commands and its projections. */
+  saveQueueStep(step: QueueStep): Promise<void>;
+  /**
+   * Records that a webhook delivery was processed for the queue; false when it already was. Recorded here, the
+   * delivery counts as processed only together with its effect.
+   */
+  recordDelivery(key: string, event: string, now: number): Promise<boolean>;
+  /** False when the command was completed already (by a replica that took over a lapsed claim). */
+  completeCommand(id: string, now: number, error?: string | null): Promise<boolean>;
+  /** Deletes the queue and everything that belongs to it. */
+  deleteQueue(queueId: string): Promise<void>;
+}
+
+export interface QueueStorage {
+  /** Runs `work` in one transaction that holds the queue's lock across replicas. */
+  inQueueTransaction<T>(queueId: string, work: (queue: QueueTransaction) => Promise<T>): Promise<T>;
+  queueLocation(queueId: string): Promise<QueueLocation | undefined>;
+  /** The state as of the last committed step. */
+  loadQueueState(queueId: string): Promise<StoredQueueState | undefined>;
+  /** Creates the queue with its initial state; false when the repository already has a queue for the branch. */
+  createQueue(queue: NewQueue, state: QueueState, now: number): Promise<boolean>;
+  queuesNeedingAttention(now: number): Promise<QueueNeedingAttention[]>;
+  purgeDeliveries(before: number): Promise<void>;
+  /** The next command of the queue's lane, if it is due and no live claim holds it; claimed for `claim.holder`. */
+  claimNextCommand(queueId: string, lane: OutboxLane, claim: Claim): Promise<PendingCommand | undefined>;
+  /** Extends the leases of the commands the holder is running, if they are still its own. */
+  renewClaims(ids: readonly string[], claim: Claim): Promise<void>;
+  /** False when the command was completed already (by a replica that took over a lapsed claim). */
+  completeCommand(id: string, now: number, error?: string | null): Promise<boolean>;
+  /** A failed or paused command waits until `nextAttemptAt`; only the holder of its claim may postpone it. */
+  postponeCommand(
+    id: string,
+    holder: string,
+    retry: { attempts: number; nextAttemptAt: number; error: string },
+  ): Promise<void>;
+  queuesWithDueCommands(now: number): Promise<string[]>;
+  purgeCompletedCommands(before: number): Promise<void>;
+}

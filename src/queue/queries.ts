@@ -1,0 +1,49 @@
+// What the shell asks of a queue's state: what to poll and when to tick, and whether a request may proceed.
+import { inProgressRuns } from "./run-lifecycle.ts";
+import { batchWaitDeadline, testingDeadline } from "./runs.ts";
+import type { MergeabilityRecheck, QueueState } from "./state.ts";
+
+/** deleteQueue is refused while this holds (contract 4 `queue_not_empty`). */
+export function hasNonTerminalPullRequests(state: QueueState): boolean {
+  return state.line.length > 0;
+}
+
+/** submitPullRequest of a PR not yet queued is refused while draining (contract 5.8 `queue_draining`). */
+export function acceptsNewSubmissions(state: QueueState): boolean {
+  return state.status !== "draining";
+}
+
+/**
+ * When the shell should tick next (epoch ms): the earliest testing timeout in flight, mergeability recheck or
+ * end of a batch's wait, or null.
+ */
+export function nextDeadline(state: QueueState): number | null {
+  const deadlines = [
+    ...inProgressRuns(state).map((run) => testingDeadline(state, run)),
+    ...mergeabilityRechecks(state).map(({ at }) => at),
+    batchWaitDeadline(state) ?? Infinity,
+  ].filter(Number.isFinite);
+  return deadlines.length === 0 ? null : Math.min(...deadlines);
+}
+
+function mergeabilityRechecks(state: QueueState): (MergeabilityRecheck & { prNumber: number })[] {
+  return pullRequestsToRecheck(state).flatMap((prNumber) => {
+    const recheck = state.prs[prNumber]?.mergeabilityRecheck ?? null;
+    return recheck === null ? [] : [{ ...recheck, prNumber }];
+  });
+}
+
+/** Not-ready PRs whose mergeability GitHub was computing, due to be read again at `now`. */
+export function mergeabilityRechecksDue(state: QueueState, now: number): number[] {
+  return mergeabilityRechecks(state)
+    .filter(({ at }) => at <= now)
+    .map(({ prNumber }) => prNumber);
+}
+
+/**
+ * Queued PRs that are not ready (contract 5.1). GitHub sends no webhook when a PR becomes mergeable (its
+ * mergeability computed, its own checks passed, a review given), so the shell reads them again.
+ */
+export function pullRequestsToRecheck(state: QueueState): number[] {
+  return state.line.filter((prNumber) => state.prs[prNumber]?.state === "not_ready");
+}

@@ -1,0 +1,54 @@
+// The queue runner's storage (src/ports/queue-storage.ts) on this database.
+import type { QueueStorage, QueueTransaction } from "../ports/queue-storage.ts";
+import type { Connection } from "./connection.ts";
+import { purgeDeliveries, recordDelivery } from "./deliveries.ts";
+import {
+  claimNextCommand,
+  completeCommand,
+  postponeCommand,
+  purgeCompletedCommands,
+  queuesWithDueCommands,
+  renewClaims,
+} from "./outbox.ts";
+import { queueLocation } from "./queue-locations.ts";
+import {
+  insertQueueState,
+  loadQueueState,
+  lockQueue,
+  queuesNeedingAttention,
+  saveQueueStep,
+} from "./queue-states.ts";
+import { deleteQueueRow, insertQueue } from "./queues.ts";
+
+export function queueStorage({ db, dialect }: Connection): QueueStorage {
+  return {
+    inQueueTransaction: (queueId, work) =>
+      db.transaction().execute(async (trx) => {
+        await lockQueue(trx, dialect, queueId);
+        const queue: QueueTransaction = {
+          loadQueueState: (id) => loadQueueState(trx, id),
+          saveQueueStep: (step) => saveQueueStep(trx, step),
+          recordDelivery: (key, event, now) => recordDelivery(trx, key, event, now),
+          completeCommand: (id, now, error) => completeCommand(trx, id, now, error),
+          deleteQueue: (id) => deleteQueueRow(trx, id),
+        };
+        return work(queue);
+      }),
+    queueLocation: (queueId) => queueLocation(db, queueId),
+    loadQueueState: (queueId) => loadQueueState(db, queueId),
+    createQueue: (queue, state, now) =>
+      db.transaction().execute(async (trx) => {
+        if (!(await insertQueue(trx, queue, now))) return false;
+        await insertQueueState(trx, state, now);
+        return true;
+      }),
+    queuesNeedingAttention: (now) => queuesNeedingAttention(db, now),
+    purgeDeliveries: (before) => purgeDeliveries(db, before),
+    claimNextCommand: (queueId, lane, claim) => claimNextCommand(db, queueId, lane, claim),
+    renewClaims: (ids, claim) => renewClaims(db, ids, claim),
+    completeCommand: (id, now, error) => completeCommand(db, id, now, error),
+    postponeCommand: (id, holder, retry) => postponeCommand(db, id, holder, retry),
+    queuesWithDueCommands: (now) => queuesWithDueCommands(db, now),
+    purgeCompletedCommands: (before) => purgeCompletedCommands(db, before),
+  };
+}
