@@ -58,6 +58,19 @@ describe("parallel mode lanes (contract 5.7)", () => {
     ]);
   });
 
+  it("builds a run on the tested commit of the run ahead in its lane, unless another lane merged since", () => {
+    const queue = parallel({ concurrency: 4 }, { 1: ["a"], 2: ["b"] }).createBranches();
+    submitIn(queue, { 3: ["a"] });
+    expect(queue.runOf(3)).toMatchObject({ dependsOn: [1], baseRunId: queue.runOf(1).id });
+
+    queue.pass(2).mergeSucceeds();
+    submitIn(queue, { 4: ["a"] });
+
+    // The run of #1 lacks #2, which the target now holds: #4 is tested on the target through #1 and #3.
+    expect(queue.runOf(4)).toMatchObject({ dependsOn: [1, 3], baseRunId: null, baseSha: "main-1" });
+    expect(queue.commandsOf("create_test_branch")[0]?.prs.map((pr) => pr.number)).toEqual([1, 3, 4]);
+  });
+
   it("waits for the PRs a passed PR depends on before merging it", () => {
     const queue = parallel({ concurrency: 3 }, { 1: ["a"], 2: ["b"], 3: ["a"] });
 
