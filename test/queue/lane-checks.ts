@@ -18,8 +18,14 @@ function stack(state: QueueState): number[] {
 
 /** A main-line run as it started: the stack ahead of its PRs, and the mode that decided its lanes. */
 interface RunStart {
-  readonly ahead: readonly number[];
+  /** The changes (`change(pr, head)`) of the PRs ahead: a PR may be submitted again with another head. */
+  readonly ahead: readonly string[];
   readonly mode: QueueMode;
+}
+
+/** The PR number of a change. */
+function prOf(token: string): number {
+  return Number(token.slice(1, token.indexOf("@")));
 }
 
 /**
@@ -33,10 +39,8 @@ export class LaneChecks {
 
   constructor(private readonly github: FakeGitHub) {}
 
-  private overlap(state: QueueState, mode: QueueMode, a: number, b: number): boolean {
-    if (mode === "single") return true;
-    const tokenOf = (prNumber: number) => change(prNumber, state.prs[prNumber]?.headSha ?? "");
-    return !this.github.independent(tokenOf(a), tokenOf(b));
+  private overlap(mode: QueueMode, a: string, b: string): boolean {
+    return mode === "single" || !this.github.independent(a, b);
   }
 
   check(before: QueueState, after: QueueState): void {
@@ -46,19 +50,20 @@ export class LaneChecks {
 
   private checkNewRuns(before: QueueState, after: QueueState): void {
     const started = stack(after);
+    const tokenOf = (prNumber: number) => change(prNumber, after.prs[prNumber]?.headSha ?? "");
     for (const run of Object.values(after.runs)) {
-      if (before.runs[run.id] !== undefined || run.purpose !== undefined || run.status !== "in_progress")
-        continue;
+      const isNew = before.runs[run.id] === undefined && run.status === "in_progress";
+      if (!isNew || run.purpose !== undefined) continue;
       const own = run.prs.map((pr) => pr.number);
-      const ahead = started.slice(0, started.indexOf(own[0] as number));
+      const ahead = started.slice(0, started.indexOf(own[0] as number)).map(tokenOf);
       const mode = after.settings.mode;
       this.starts.set(run.id, { ahead, mode });
-      const lane = [...own];
+      const lane = own.map(tokenOf);
       const closure: number[] = [];
       for (const candidate of [...ahead].reverse()) {
-        if (!lane.some((member) => this.overlap(after, mode, member, candidate))) continue;
+        if (!lane.some((member) => this.overlap(mode, member, candidate))) continue;
         lane.push(candidate);
-        closure.unshift(candidate);
+        closure.unshift(prOf(candidate));
       }
       expect(run.dependsOn, `run ${run.id} of ${own.join(", ")} depends on its lane ahead`).toEqual(closure);
     }
@@ -70,9 +75,9 @@ export class LaneChecks {
       const start = pr.testRunId === null ? undefined : this.starts.get(pr.testRunId);
       if (start === undefined) continue;
       for (const ahead of start.ahead) {
-        if (!this.overlap(after, start.mode, pr.number, ahead)) continue;
-        const aheadPr = after.prs[ahead];
-        expect(aheadPr?.state, `#${ahead}, ahead of #${pr.number} in its lane, merged first`).toBe("merged");
+        if (!this.overlap(start.mode, change(pr.number, pr.headSha), ahead)) continue;
+        const aheadPr = after.prs[prOf(ahead)];
+        expect(aheadPr?.state, `${ahead}, ahead of #${pr.number} in its lane, merged first`).toBe("merged");
         expect(aheadPr?.mergeIndex).toBeLessThan(pr.mergeIndex as number);
       }
     }
