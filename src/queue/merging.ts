@@ -36,10 +36,13 @@ function planFor(state: QueueState, prNumber: number): MergePlan | null | undefi
   const { mergeMethod, mode } = state.settings;
   // Its tested commit holds the test branch's merges of PRs that were since merged as new commits.
   const rewritten = run.mergeCountAtStart < (state.target.rewrittenUpTo ?? 0);
-  // The tested commit lacks what other lanes merged since (contract 5.7), or holds other commits than the
-  // target for its PRs merged since: the target cannot be moved to it. In parallel mode its PRs are merged
-  // onto the target as it is, each with a merge commit of its own (GitHub's "merge" method); in single mode
-  // that would not be the tested code, so the runs are rebuilt.
+  // merge_commit cannot move the target to the tested commit when that commit lacks what other lanes merged
+  // since (contract 5.7), or holds other commits than the target for its PRs merged since. In parallel mode
+  // its PRs are then merged onto the target as it is through GitHub's merge API with the "merge" method: the
+  // other lanes' changes touch none of its targets, so the result is its tested content plus code its tests do
+  // not see, and each PR still lands as a merge commit of its own commits, as merge_commit promises.
+  // Rebuilding instead would retest a lane each time another lane merged first, serialising the lanes again.
+  // In single mode nothing else may be on the target, so it is not the tested code: the runs are rebuilt.
   const fastForward = mergeMethod === "merge_commit" && !rewritten && !target.othersMerged;
   if (mergeMethod === "merge_commit" && !fastForward && mode === "single") return null;
   return { run, prNumbers: target.unmerged, fastForward };

@@ -148,6 +148,19 @@ describe("parallel mode lanes (contract 5.7)", () => {
     ]);
   });
 
+  it("bisects a failed batch on its lane's base, leaving the other lanes' runs alone", () => {
+    const queue = aScenario({ mode: "parallel", batch: true, batchingMinSize: 2, concurrency: 3 }, "paused");
+    submitIn(queue, { 1: ["a"], 2: ["b"], 3: ["a"], 4: ["b"], 5: ["a"], 6: ["a"] });
+    queue.on({ type: "queue_updated", settings: {}, status: "running" });
+    const otherLane = queue.runTesting(2, 4).id;
+
+    queue.failRun(5, 6);
+
+    expect(queue.runTesting(2, 4).id).toBe(otherLane);
+    expect(queue.runTesting(5)).toMatchObject({ purpose: "bisection", dependsOn: [1, 3] });
+    expect(queue.runTesting(6)).toMatchObject({ purpose: "bisection", dependsOn: [1, 3, 5] });
+  });
+
   it("keeps a PR passed over by a batch ahead of the PRs of its own lane", () => {
     const settings = {
       mode: "parallel",
