@@ -197,6 +197,18 @@ describe("parallel mode lanes (contract 5.7)", () => {
     ]);
   });
 
+  it("tests a PR again when it passed without a PR of another lane merged since and the queue is single again", () => {
+    const queue = parallel({ concurrency: 2 }, { 1: ["a"], 2: ["b"] });
+    queue.on({ type: "queue_updated", settings: { mode: "single" } });
+    queue.pass(1).pass(2);
+    expect(queue.state).toMatchObject({ settings: { mode: "single" }, merging: { prNumbers: [1] } });
+
+    queue.mergeSucceeds();
+
+    expect(queue.pr(2).history.map((step) => step.reason)).toContain("target_moved");
+    expect(queue.runOf(2)).toMatchObject({ dependsOn: [], baseSha: "main-1", status: "in_progress" });
+  });
+
   it("switches from single to parallel mode and back with runs in flight, losing no PR", () => {
     const queue = submitIn(aScenario({ concurrency: 2 }), { 1: ["a"], 2: ["b"] });
     expect(queue.runOf(2).dependsOn).toEqual([1]);
