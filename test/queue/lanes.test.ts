@@ -111,6 +111,18 @@ describe("parallel mode lanes (contract 5.7)", () => {
     expect(queue.pr(3).stateDetail).toContain("waiting for #1 ahead of it");
   });
 
+  it("lets a passing run vouch only for the failed PRs of its lane (optimistic merge)", () => {
+    const optimistic = { concurrency: 3, canOptimisticallyMerge: true, pendingFailureDepth: 1 };
+    const queue = parallel(optimistic, { 1: ["a"], 2: ["b"], 3: ["a"] });
+    queue.fail(1);
+    expect(queue.stateOf(1)).toBe("pending_failure");
+
+    queue.pass(3);
+
+    expect(queue.state.merging?.prNumbers).toEqual([1, 3]);
+    expect(queue.pr(2)).toMatchObject({ state: "testing", stateReason: "test_started" });
+  });
+
   it("fails a PR at once when only PRs of other lanes could be tested behind it", () => {
     const queue = parallel(
       { concurrency: 1, canOptimisticallyMerge: true, pendingFailureDepth: 1 },
