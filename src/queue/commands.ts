@@ -189,7 +189,8 @@ export function mergePullRequest(
     headSha: pr.headSha,
     method,
     expectedTargetSha: state.target.headSha,
-    commitTitle: `${pr.title} (#${pr.number})`,
+    // A merge commit is titled as the test branches title theirs (contract 5.4).
+    commitTitle: method === "merge" ? `Merge #${pr.number}: ${pr.title}` : `${pr.title} (#${pr.number})`,
   };
 }
 

@@ -198,7 +198,12 @@ describe("parallel mode lanes (contract 5.7)", () => {
     ]);
     queue.mergeSucceeds().pass(2);
     expect(queue.commandsOf("merge_pull_request")).toEqual([
-      expect.objectContaining({ prNumber: 2, method: "merge", expectedTargetSha: "main-1" }),
+      expect.objectContaining({
+        prNumber: 2,
+        method: "merge",
+        expectedTargetSha: "main-1",
+        commitTitle: "Merge #2: Change 2",
+      }),
     ]);
     queue.mergeSucceeds().pass(3);
 
