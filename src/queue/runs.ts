@@ -96,7 +96,7 @@ export interface FollowUp {
   readonly why: string;
 }
 
-/** The started PRs ahead of `prNumber` when it is started, else every started PR: what a run of it builds on. */
+/** The started PRs ahead of `prNumber` when it is started, else every started PR: what a run of it may build on. */
 function startedAhead(state: QueueState, prNumber: number): readonly number[] {
   const started = startedPrs(state);
   const index = started.indexOf(prNumber);
