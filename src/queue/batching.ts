@@ -1,4 +1,5 @@
 // Contract 5.6: which waiting PRs the next run of the main line tests together.
+import { inSameLane } from "./lanes.ts";
 import { waitingPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
 import type { PullRequestEntry, QueueState } from "./state.ts";
@@ -72,8 +73,10 @@ export function batchSize(state: QueueState): number {
 
 /**
  * The next run of the main line (contract 5.6): the first ready PR alone without batching or when it is
- * `noBatch`; else it and the ready PRs behind it up to the batch size, stopping before a `noBatch` PR. A
- * full batch starts at once; a smaller one once its oldest PR has waited `batchingMaxWaitTimeMinutes`.
+ * `noBatch`; else it and the ready PRs behind it in its lane (contract 5.7; every one in single mode) up to
+ * the batch size. A PR passed over, of another lane or `noBatch`, keeps its place ahead of the PRs of its
+ * own lane: none of them joins the batch. A full batch starts at once; a smaller one once its oldest PR has
+ * waited `batchingMaxWaitTimeMinutes`.
  */
 export function formingBatch(state: QueueState): FormingBatch | null {
   const ready = waitingPrs(state).filter((prNumber) => entry(state, prNumber).state === "pending");
@@ -82,12 +85,17 @@ export function formingBatch(state: QueueState): FormingBatch | null {
   const { batch, batchingMaxWaitTimeMinutes } = state.settings;
   if (!batch || entry(state, first).noBatch) return { prNumbers: [first], startsAt: -Infinity };
   const size = batchSize(state);
-  const prNumbers: number[] = [];
-  for (const prNumber of ready) {
-    if (prNumbers.length === size || entry(state, prNumber).noBatch) break;
-    prNumbers.push(prNumber);
+  const held = [entry(state, first)];
+  const passedOver: PullRequestEntry[] = [];
+  for (const prNumber of ready.slice(1)) {
+    if (held.length === size) break;
+    const pr = entry(state, prNumber);
+    const inLaneOf = (others: readonly PullRequestEntry[]) =>
+      others.some((other) => inSameLane(state, pr, other));
+    if (!pr.noBatch && inLaneOf(held) && !inLaneOf(passedOver)) held.push(pr);
+    else passedOver.push(pr);
   }
-  const held = prNumbers.map((prNumber) => entry(state, prNumber));
+  const prNumbers = held.map((pr) => pr.number);
   if (prNumbers.length === size || !held.every(isHeldByTheWait)) return { prNumbers, startsAt: -Infinity };
   const oldest = Math.min(...held.map((pr) => pr.stateChangedAt));
   return { prNumbers, startsAt: oldest + batchingMaxWaitTimeMinutes * MINUTE_MS };

@@ -11,6 +11,9 @@ export interface TestBranchMerge extends TestedPullRequest {
   readonly commitDate: number;
 }
 
+/** How GitHub's merge API merges a PR: `merge` makes a merge commit, the others new commits of the PR's. */
+export type MergeApiMethod = "merge" | "squash" | "rebase";
+
 /**
  * Effects `step` asks the shell to perform. They are saved with the new state (transactional outbox) and
  * may run more than once after a crash, so each is idempotent by construction and carries a deterministic
@@ -75,7 +78,8 @@ export type QueueCommand =
     }
   /**
    * squash / rebase (contract 5.4): merge one PR through GitHub's merge API with `sha` = the tested head,
-   * after checking the target head is still `expectedTargetSha`.
+   * after checking the target head is still `expectedTargetSha`. `merge`: merge_commit in parallel mode when
+   * the target cannot be fast-forwarded to the tested commit (another lane merged since it was built).
    */
   | {
       readonly type: "merge_pull_request";
@@ -83,7 +87,7 @@ export type QueueCommand =
       readonly mergeId: string;
       readonly prNumber: number;
       readonly headSha: string;
-      readonly method: "squash" | "rebase";
+      readonly method: MergeApiMethod;
       readonly expectedTargetSha: string;
       readonly commitTitle: string;
     }
@@ -211,7 +215,7 @@ export function mergePullRequest(
   state: QueueState,
   merge: MergeInFlight,
   pr: { readonly number: number; readonly headSha: string; readonly title: string },
-  method: "squash" | "rebase",
+  method: MergeApiMethod,
 ): QueueCommand {
   return {
     type: "merge_pull_request",
@@ -221,7 +225,8 @@ export function mergePullRequest(
     headSha: pr.headSha,
     method,
     expectedTargetSha: state.target.headSha,
-    commitTitle: `${pr.title} (#${pr.number})`,
+    // A merge commit is titled as the test branches title theirs (contract 5.4).
+    commitTitle: method === "merge" ? `Merge #${pr.number}: ${pr.title}` : `${pr.title} (#${pr.number})`,
   };
 }
 

@@ -1,6 +1,7 @@
 import { releaseStarted, sideline } from "./abandonment.ts";
 import type { QueueDraft } from "./draft.ts";
 import { failedGroups, nextStepOf } from "./failed-groups.ts";
+import { dependenciesAmong } from "./lanes.ts";
 import { startedPrs, waitingPrs } from "./ordering.ts";
 import { endRun, inProgressRuns, requireRun } from "./run-lifecycle.ts";
 import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
@@ -72,7 +73,12 @@ export function suspectVerdict(state: QueueState, prNumber: number, failedRun: T
     failedRunsBehind(state, pr) < pendingFailureDepth
   ) {
     const runBehindInFlight = inProgressRuns(state).some((run) => run.dependsOn.includes(prNumber));
-    const runBehindCanStart = waitingPrs(state).some((waiting) => state.prs[waiting]?.state === "pending");
+    // A run of a waiting PR contains it when that PR depends on it: any in single mode, its lane's in parallel.
+    const runBehindCanStart = waitingPrs(state).some(
+      (waiting) =>
+        state.prs[waiting]?.state === "pending" &&
+        dependenciesAmong(state, [waiting], startedPrs(state)).includes(prNumber),
+    );
     if (runBehindInFlight || runBehindCanStart) {
       return {
         decision: "wait",

@@ -8,88 +8,97 @@ import { retireRun } from "./run-lifecycle.ts";
 import type { MergeInFlight, QueueState, TestRun } from "./state.ts";
 import { isTerminal } from "./state.ts";
 import { moveTargetOutside, rebuildAllRuns, rememberHead } from "./target-branch.ts";
+import { targetOfRun } from "./tested-content.ts";
 import { requirePr, transition } from "./transitions.ts";
-
-/**
- * The Not Rocket Science check (contract 5.4): the PRs of a run's tested commit still to be merged, when
- * the target holds exactly the run's predicted base minus those (same basis, and since the run started the
- * queue merged precisely the first PRs of its base, in order); null when it does not.
- */
-function unmergedTestedPrs(state: QueueState, run: TestRun): readonly number[] | null {
-  if (run.basisSha !== state.target.basisSha) return null;
-  const merged = state.target.mergeCount - run.mergeCountAtStart;
-  const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
-  if (merged < 0 || merged > content.length) return null;
-  for (let index = 0; index < merged; index++) {
-    const pr = state.prs[content[index] as number];
-    if (pr?.state !== "merged" || pr.mergeIndex !== run.mergeCountAtStart + index) return null;
-  }
-  return content.slice(merged);
-}
-
-function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((value, index) => value === b[index]);
-}
 
 interface MergePlan {
   readonly run: TestRun;
   readonly prNumbers: readonly number[];
+  /** merge_commit: the target moves to the run's tested commit itself. */
+  readonly fastForward: boolean;
 }
 
 /**
- * The longest front group of passed PRs that one passed run tested exactly, on top of what the target
- * holds: its last PR's passing run, whose unmerged PRs are that group. A group vouched for by a run behind
- * (contract 5.5) can only merge whole, together with that run's own PRs.
+ * What a passed PR's run lets merge now: the PRs of its tested content not merged yet, all passed, when
+ * the target holds a tested state of it (see targetOfRun). A PR vouched for by a run behind (contract 5.5) is
+ * merged with that run's own PRs. `null` when its run tested it on a base the target no longer holds;
+ * undefined when it is not its run's last PR, or waits for PRs of its content still testing.
  */
-function planGroup(state: QueueState, passed: readonly number[]): MergePlan | null {
-  for (let count = passed.length; count > 0; count--) {
-    const group = passed.slice(0, count);
-    const last = group[count - 1];
-    const runId = last === undefined ? undefined : state.prs[last]?.passingRunId;
-    const run = runId == null ? undefined : state.runs[runId];
-    if (run?.testBranchSha == null || run.prs.at(-1)?.number !== last) continue;
-    // Its tested commit holds the test branch's merges of PRs that were since merged as new commits.
-    const rewritten = run.mergeCountAtStart < (state.target.rewrittenUpTo ?? 0);
-    if (rewritten && state.settings.mergeMethod === "merge_commit") continue;
-    const unmerged = unmergedTestedPrs(state, run);
-    if (unmerged !== null && sameNumbers(unmerged, group)) return { run, prNumbers: group };
+function planFor(state: QueueState, prNumber: number): MergePlan | null | undefined {
+  const runId = state.prs[prNumber]?.passingRunId;
+  const run = runId == null ? undefined : state.runs[runId];
+  if (run?.testBranchSha == null || run.prs.at(-1)?.number !== prNumber) return undefined;
+  const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
+  const waiting = content.map((number) => state.prs[number]?.state).filter((known) => known !== "merged");
+  if (!waiting.every((known) => known === "tests_passed")) return undefined;
+  const target = targetOfRun(state, run);
+  if (target === null) return null;
+  const { mergeMethod, mode } = state.settings;
+  // Its tested commit holds the test branch's merges of PRs that were since merged as new commits.
+  const rewritten = run.mergeCountAtStart < (state.target.rewrittenUpTo ?? 0);
+  // merge_commit cannot move the target to the tested commit when that commit lacks what other lanes merged
+  // since (contract 5.7), or holds other commits than the target for its PRs merged since. In parallel mode
+  // its PRs are then merged onto the target as it is through GitHub's merge API with the "merge" method: the
+  // other lanes' changes touch none of its targets, so the result is its tested content plus code its tests do
+  // not see, and each PR still lands as a merge commit of its own commits, as merge_commit promises.
+  // Rebuilding instead would retest a lane each time another lane merged first, serialising the lanes again.
+  // In single mode nothing else may be on the target, so it is not the tested code: the runs are rebuilt.
+  const fastForward = mergeMethod === "merge_commit" && !rewritten && !target.othersMerged;
+  if (mergeMethod === "merge_commit" && !fastForward && mode === "single") return null;
+  return { run, prNumbers: target.unmerged, fastForward };
+}
+
+/**
+ * The largest group of passed PRs that one passed run tested, on top of what the target holds: in single mode
+ * the front of the stack; in parallel mode the front of a lane, whatever the other lanes do (contract 5.7).
+ * Null when passed PRs wait for a merge that the target no longer allows: their runs must be rebuilt.
+ */
+function planGroup(state: QueueState): MergePlan | "none" | null {
+  let blocked = false;
+  const started = startedPrs(state);
+  for (let index = started.length - 1; index >= 0; index--) {
+    const plan = planFor(state, started[index] as number);
+    if (plan === null) blocked = true;
+    else if (plan !== undefined) return plan;
   }
-  return null;
+  return blocked ? null : "none";
 }
 
 /**
- * Puts a group in flight. merge_commit moves the target to the tested commit itself in one step;
- * squash / rebase merge one PR at a time, in order, and the group stays in flight until its last PR merged.
+ * Puts a group in flight. Fast-forwarding (merge_commit) moves the target to the tested commit itself in one
+ * step; else each PR is merged through GitHub's merge API, one at a time, in order, and the group stays in
+ * flight until its last PR merged.
  */
-function mergeNext(draft: QueueDraft, run: TestRun, group: readonly number[]): void {
+function mergeNext(draft: QueueDraft, plan: MergePlan): void {
   const state = draft.state;
-  const method = state.settings.mergeMethod;
+  const { run, prNumbers: group, fastForward } = plan;
   const first = group[0] as number;
-  const inFlight = method === "merge_commit" ? group : [first];
+  const inFlight = fastForward ? group : [first];
   const merge: MergeInFlight = {
     id: mergeIdOf(run.id, inFlight),
     runId: run.id,
     prNumbers: group,
     inFlight,
-    ...(method === "merge_commit" ? {} : { rewrites: true }),
+    ...(fastForward ? {} : { rewrites: true }),
   };
   draft.update({ merging: merge });
-  if (method === "merge_commit") draft.emit(fastForwardTarget(state, merge, run.testBranchSha as string));
-  else draft.emit(mergePullRequest(state, merge, requirePr(draft, first), method));
+  if (fastForward) draft.emit(fastForwardTarget(state, merge, run.testBranchSha as string));
+  else {
+    const method = state.settings.mergeMethod;
+    draft.emit(
+      mergePullRequest(state, merge, requirePr(draft, first), method === "merge_commit" ? "merge" : method),
+    );
+  }
 }
 
 /**
- * Contract 5.4: merges the passed PRs at the front, once everything ahead of them merged. Nothing starts
- * merging while paused (contract 5.8) or while another merge is in flight: one at a time keeps the order.
+ * Contract 5.4: merges passed PRs once everything they depend on merged. Nothing starts merging while paused
+ * (contract 5.8) or while another merge is in flight: one at a time keeps the order.
  */
 export function planMerge(draft: QueueDraft): void {
   const state = draft.state;
   if (state.merging !== null || state.status === "paused") return;
-  const started = startedPrs(state);
-  const firstNotPassed = started.findIndex((prNumber) => state.prs[prNumber]?.state !== "tests_passed");
-  const passed = firstNotPassed < 0 ? started : started.slice(0, firstNotPassed);
-  if (passed.length === 0) return;
-  const plan = planGroup(state, passed);
+  const plan = planGroup(state);
   if (plan === null) {
     // The target does not hold what the runs were built on: rebuild rather than merge untested code.
     rebuildAllRuns(
@@ -98,7 +107,7 @@ export function planMerge(draft: QueueDraft): void {
     );
     return;
   }
-  mergeNext(draft, plan.run, plan.prNumbers);
+  if (plan !== "none") mergeNext(draft, plan);
 }
 
 /** Cancellations that waited for the merge (see cancellation.ts) apply to the PRs it did not merge. */
@@ -155,7 +164,8 @@ export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string
   if (outside !== undefined) {
     moveTargetOutside(draft, outside);
     applyWaitingCancellations(draft, rest);
-  } else if (run !== undefined && rest.length > 0) mergeNext(draft, run, rest);
+  } else if (run !== undefined && rest.length > 0)
+    mergeNext(draft, { run, prNumbers: rest, fastForward: false });
   // The tested commits of the merged PRs' runs are behind the target now.
   const passingRuns = new Set([merge.runId, ...merged.map((prNumber) => draft.pr(prNumber)?.passingRunId)]);
   for (const runId of passingRuns) {

@@ -7,11 +7,13 @@ import { compareQueueOrder, startedPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
 import { endRun, inProgressRuns, relevantRun, requireRun, retireRun } from "./run-lifecycle.ts";
 import { formingBatch } from "./batching.ts";
+import { dependenciesAmong } from "./lanes.ts";
 import { ownRequiredStatuses } from "./settings.ts";
 import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./state.ts";
 import { attemptStartedAt, isStarted } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
 import { judgeRun, reportKey, supersedes } from "./status-reports.ts";
+import { targetOfRun } from "./tested-content.ts";
 import { requirePr, returnToWaiting, transition } from "./transitions.ts";
 
 const MINUTE_MS = 60_000;
@@ -29,7 +31,7 @@ export function canStartRuns(draft: QueueDraft | QueueState): boolean {
 }
 
 /**
- * Contract 5.2: an urgent PR skips the line. When it is ready, the first started PR ahead of it in line
+ * Contract 5.2: an urgent PR skips the line. When it is ready, the first started PR ahead of it in its lane
  * that it outranks goes back to waiting, and with it every run built on that PR; they restart behind it.
  * A merge in flight cannot be undone, so its PRs stay ahead.
  */
@@ -47,15 +49,14 @@ function preemptForUrgent(draft: QueueDraft): void {
   for (const urgentPr of urgent) {
     const pr = requirePr(draft, urgentPr);
     if (pr.state !== "pending" && !isStarted(pr.state)) continue;
-    const ahead = startedPrs(draft.state);
-    const limit = isStarted(pr.state) ? ahead.indexOf(urgentPr) : ahead.length;
-    const outranked = ahead
-      .slice(0, limit)
-      .find(
-        (prNumber) =>
-          !draft.state.merging?.prNumbers.includes(prNumber) &&
-          compareQueueOrder(requirePr(draft, prNumber), pr) > 0,
-      );
+    const started = startedPrs(draft.state);
+    const limit = isStarted(pr.state) ? started.indexOf(urgentPr) : started.length;
+    // Contract 5.7: it only skips the PRs it would be tested on top of, those of its lane.
+    const outranked = dependenciesAmong(draft.state, [urgentPr], started.slice(0, limit)).find(
+      (prNumber) =>
+        !draft.state.merging?.prNumbers.includes(prNumber) &&
+        compareQueueOrder(requirePr(draft, prNumber), pr) > 0,
+    );
     if (outranked !== undefined) {
       releaseStarted(draft, outranked, {
         to: "waiting",
@@ -96,7 +97,7 @@ export interface FollowUp {
   readonly why: string;
 }
 
-/** The started PRs ahead of `prNumber` when it is started, else every started PR: what a run of it builds on. */
+/** The started PRs ahead of `prNumber` when it is started, else every started PR: what a run of it may build on. */
 function startedAhead(state: QueueState, prNumber: number): readonly number[] {
   const started = startedPrs(state);
   const index = started.indexOf(prNumber);
@@ -104,19 +105,37 @@ function startedAhead(state: QueueState, prNumber: number): readonly number[] {
 }
 
 /**
- * Contract 5.3 (single mode): a run tests its PRs on top of every started PR ahead of them. It is built on the
- * tested commit of the run of the last of them when that commit holds exactly the PRs ahead, else from the
- * target head through every PR ahead: either way its branch is built at once, without waiting for the
- * branches of the runs ahead, and its tested commit descends from theirs.
+ * The run whose tested commit a new run on top of `dependsOn` can be built on: that of the last of them, when
+ * the target holds what it was built on plus its first PRs only, and the rest of it is exactly `dependsOn`.
+ * A merge of another lane since it started is not in its commit, so it does not qualify: a run built on it
+ * would test its PRs without that merge, which the target holds.
+ */
+function baseRunFor(state: QueueState, dependsOn: readonly number[]): TestRun | undefined {
+  const last = dependsOn.at(-1);
+  const pr = last === undefined ? undefined : state.prs[last];
+  const run = pr === undefined ? undefined : relevantRun(state, pr);
+  if (run?.testBranchSha == null) return undefined;
+  const target = targetOfRun(state, run);
+  const sameContent =
+    target !== null &&
+    !target.othersMerged &&
+    target.unmerged.length === dependsOn.length &&
+    target.unmerged.every((prNumber, index) => prNumber === dependsOn[index]);
+  return sameContent ? run : undefined;
+}
+
+/**
+ * Contract 5.3, 5.7: a run tests its PRs on top of the started PRs ahead of them that they depend on (in
+ * single mode, every one). It is built on the tested commit of the run of the last of them when that commit
+ * holds exactly those (see baseRunFor), else from the target head through every one of them: either way its
+ * branch is built at once, without waiting for the branches of the runs ahead.
  */
 export function startRun(draft: QueueDraft, prNumbers: readonly number[], followUp?: FollowUp): void {
   const state = draft.state;
   const id = `${state.queueId}-${state.nextRunSeq}`;
-  const dependsOn = followUp?.dependsOn ?? startedAhead(state, prNumbers[0] as number);
-  const lastAhead = followUp === undefined ? dependsOn.at(-1) : undefined;
-  const runAhead = lastAhead === undefined ? undefined : relevantRun(state, requirePr(draft, lastAhead));
-  const baseRun =
-    runAhead?.testBranchSha != null && runAhead.prs.at(-1)?.number === lastAhead ? runAhead : undefined;
+  const dependsOn =
+    followUp?.dependsOn ?? dependenciesAmong(state, prNumbers, startedAhead(state, prNumbers[0] as number));
+  const baseRun = followUp === undefined ? baseRunFor(state, dependsOn) : undefined;
   const requiredStatuses = ownRequiredStatuses(state.settings);
   const run: TestRun = {
     id,

@@ -6,6 +6,7 @@ export type OptimizationMode = "off" | "bisection_skip_redundant_tests";
 /** The settings of one queue (contract 4); validation of ranges is the API's job. */
 export interface QueueSettings {
   readonly mode: QueueMode;
+  /** Main-line runs in flight at once; in parallel mode over all lanes together (contract 5.2, 5.7). */
   readonly concurrency: number;
   readonly testingTimeoutMinutes: number;
   readonly canOptimisticallyMerge: boolean;

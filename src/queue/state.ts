@@ -195,8 +195,9 @@ export interface TargetBranchState {
   /** Unknown heads reported while a merge was in flight: ours or not is decided by the merge result. */
   readonly headsSeenWhileMerging: readonly string[];
   /**
-   * `mergeCount` after the latest squash or rebase merge, which puts new commits on the branch rather than the
-   * tested ones: a run started before it cannot be fast-forwarded to (merge_commit). Absent: none.
+   * `mergeCount` after the latest merge through GitHub's merge API (squash, rebase, or merge_commit in
+   * parallel mode once another lane merged), which puts new commits on the branch rather than the tested
+   * ones: a run started before it cannot be fast-forwarded to (merge_commit). Absent: none.
    */
   readonly rewrittenUpTo?: number;
 }
@@ -209,9 +210,9 @@ export interface MergeInFlight {
   readonly runId: string | null;
   /** The PRs of the group not merged yet, in order. */
   readonly prNumbers: readonly number[];
-  /** Those the command in flight merges: the whole group for merge_commit, else its first PR. */
+  /** Those the command in flight merges: the whole group when fast-forwarding, else its first PR. */
   readonly inFlight: readonly number[];
-  /** squash or rebase: the merge makes new commits (see `TargetBranchState.rewrittenUpTo`). */
+  /** Through GitHub's merge API: the merge makes new commits (see `TargetBranchState.rewrittenUpTo`). */
   readonly rewrites?: boolean;
   /** Said of the PRs once merged, after where and at which commit: why they merged without a run of their own. */
   readonly note?: string;

@@ -133,7 +133,9 @@ export function onImpactedTargetsSet(
   impactedTargets: ImpactedTargets,
 ): void {
   const pr = draft.pr(prNumber);
-  if (pr === undefined || isTerminal(pr.state)) return;
+  // Targets of another head say nothing of this submission's code; the shell gives them again to the
+  // submission of that head. Taking them would move a started PR into every lane meanwhile.
+  if (pr === undefined || isTerminal(pr.state) || pr.headSha !== impactedTargets.headSha) return;
   const known = pr.impactedTargets;
   if (
     known !== null &&

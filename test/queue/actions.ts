@@ -5,6 +5,13 @@ import { TESTING_TIMEOUT_MINUTES } from "./simulation.ts";
 
 const prNumber = fc.integer({ min: 1, max: 6 });
 
+/** Impacted targets over a small alphabet, so that lanes both meet and stay apart (contract 5.7). */
+const targets = fc.oneof(
+  { weight: 1, arbitrary: fc.constant("ALL" as const) },
+  { weight: 1, arbitrary: fc.constant([]) },
+  { weight: 6, arbitrary: fc.subarray(["a", "b", "c"], { minLength: 1 }) },
+);
+
 const priority = fc.oneof(
   fc.constant(null),
   fc.constantFrom(0, 10, 100, 200),
@@ -42,6 +49,7 @@ export const action: fc.Arbitrary<Action> = fc.oneof(
       conflicts: rarely,
       rejected: rarely,
       mergeable: rarely.map((notMergeable) => !notMergeable),
+      targets,
     }),
   },
   {
@@ -93,6 +101,7 @@ export const action: fc.Arbitrary<Action> = fc.oneof(
 );
 
 export const initialSettings: fc.Arbitrary<Partial<QueueSettings>> = fc.record({
+  mode: fc.constantFrom("single", "parallel"),
   concurrency: fc.integer({ min: 1, max: 3 }),
   canOptimisticallyMerge: fc.boolean(),
   pendingFailureDepth: fc.integer({ min: 0, max: 2 }),

@@ -32,8 +32,12 @@ export function change(prNumber: number, headSha: string): string {
   return `#${prNumber}@${headSha}`;
 }
 
-function startsWith(content: readonly string[], prefix: readonly string[]): boolean {
-  return prefix.length <= content.length && prefix.every((token, index) => content[index] === token);
+/** Impacted targets (contract 5.7): PRs whose targets do not intersect cannot break each other's tests. */
+export type Targets = readonly string[] | "ALL";
+
+function intersect(a: Targets, b: Targets): boolean {
+  if (a.length === 0 || b.length === 0) return false;
+  return a === "ALL" || b === "ALL" || a.some((target) => b.includes(target));
 }
 
 /**
@@ -51,6 +55,8 @@ export class FakeGitHub {
   repoRequiredStatuses: readonly string[] = ["ci"];
   /** Commits a success of the required check `ci` was reported on: what "tested" means. */
   readonly passed = new Set<string>();
+  /** The targets each change (`change(pr, head)`) impacts, fixed when first set: a fact of its code. */
+  private readonly targets = new Map<string, Targets>();
   private readonly commits = new Map<string, FakeCommit>();
   private readonly mergeCommits = new Map<string, string>();
   private nextCommit = 1;
@@ -92,6 +98,43 @@ export class FakeGitHub {
       if (at === ancestor) return true;
     }
     return false;
+  }
+
+  /** The targets of a PR's head: those given the first time they are set, the facts of that code. */
+  targetsOf(prNumber: number, headSha: string, proposed: Targets): Targets {
+    const token = change(prNumber, headSha);
+    const known = this.targets.get(token) ?? proposed;
+    this.targets.set(token, known);
+    return known;
+  }
+
+  /** Whether two changes cannot affect each other's tests: both PRs' with disjoint targets. */
+  independent(a: string, b: string): boolean {
+    const targetsOfA = this.targets.get(a);
+    const targetsOfB = this.targets.get(b);
+    return targetsOfA !== undefined && targetsOfB !== undefined && !intersect(targetsOfA, targetsOfB);
+  }
+
+  /**
+   * Not Rocket Science, one PR at a time (contract 5.4, 5.7): `content` ends with the PR's change and holds a
+   * passed commit's content up to it, in order, except for changes inserted before some of it, each of which
+   * is independent of every change it was inserted before (merges of other lanes since that commit's run
+   * started: they cannot change what its tests saw).
+   */
+  private isTested(content: readonly string[]): boolean {
+    const last = content.at(-1) as string;
+    return [...this.passed].some((sha) => {
+      const passed = this.contentOf(sha);
+      const upTo = passed.indexOf(last);
+      if (upTo < 0) return false;
+      const tested = passed.slice(0, upTo + 1);
+      let next = 0;
+      for (const token of content) {
+        if (token === tested[next]) next++;
+        else if (!tested.slice(next).every((later) => this.independent(token, later))) return false;
+      }
+      return next === tested.length;
+    });
   }
 
   /** The heads of every test branch ever created, in creation order: CI reports on these. */
@@ -300,9 +343,7 @@ export class FakeGitHub {
     if (pr.head !== command.headSha) return failed({ kind: "pr_head_moved" });
     if (pr.rejected) return failed({ kind: "rejected", message: "Review required" });
     const content = [...this.contentOf(this.target), change(pr.number, command.headSha)];
-    // Not Rocket Science, one PR at a time: the new target is the start of a commit that passed.
-    const tested = [...this.passed].some((sha) => startsWith(this.contentOf(sha), content));
-    if (!tested)
+    if (!this.isTested(content))
       throw new Error(`merge of #${pr.number} makes ${this.targetBranch} hold untested ${content.join(" ")}`);
     const sha = this.commit(this.target, content);
     return {

@@ -39,6 +39,22 @@ const batchScenario = fc.tuple(
   fc.array(action, { minLength: 20, maxLength: 150 }),
 );
 
+/**
+ * Contract 5.7: a parallel queue with room for several lanes at once, mostly merging with merge_commit, where
+ * a lane that merges second cannot fast-forward.
+ */
+const parallelScenario = fc.tuple(
+  fc
+    .tuple(initialSettings, fc.integer({ min: 2, max: 4 }), fc.boolean())
+    .map(([settings, concurrency, mergeCommits]): Partial<QueueSettings> => ({
+      ...settings,
+      mode: "parallel",
+      concurrency,
+      ...(mergeCommits ? { mergeMethod: "merge_commit" } : {}),
+    })),
+  fc.array(action, { minLength: 20, maxLength: 150 }),
+);
+
 /** PR numbers whose changes break CI, whenever they are submitted. */
 const brokenPrs = fc.uniqueArray(fc.integer({ min: 1, max: 6 }), { maxLength: 3 });
 
@@ -60,9 +76,10 @@ function withoutFlakes(actions: readonly Action[], broken: readonly number[]): A
 describe("queue invariants over random event sequences", () => {
   // Checked after every step (see invariants.ts and simulation.ts): every PR queued or terminal with its
   // reason; queue order; one test branch per run; runs built on their predicted base; the target only
-  // moved to tested commits (fake-github.ts); each run tests the target plus the PRs ahead plus its own; no PR
-  // shown testing before its required statuses are known; command keys unique; repeated webhooks and results
-  // no-ops.
+  // moved to tested commits, or in parallel mode to tested content plus merges of disjoint lanes
+  // (fake-github.ts); each run tests the target plus the PRs ahead it depends on plus its own; runs depend on
+  // their lane only, and a PR merges after the PRs ahead in its lane (lane-checks.ts); no PR shown testing
+  // before its required statuses are known; command keys unique; repeated webhooks and results no-ops.
   it("holds every invariant after every step, through crashes, duplicated and reordered webhooks", () => {
     fc.assert(
       fc.property(scenario, ([settings, actions]) => {
@@ -89,6 +106,21 @@ describe("queue invariants over random event sequences", () => {
           .map((pr) => pr.number);
         expect(new Set(mergedByQueue)).toEqual(new Set(mergedOnGitHub));
         for (const prNumber of mergedByQueue) expect(simulation.github.pullRequest(prNumber).bad).toBe(false);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("in parallel mode, keeps every lane's order and merges only tested code, lanes apart", () => {
+    fc.assert(
+      fc.property(parallelScenario, ([settings, actions]) => {
+        const simulation = simulate(settings, actions);
+        simulation.drain();
+
+        for (const pr of Object.values(simulation.state.prs)) {
+          expect(["merged", "failed", "cancelled"]).toContain(pr.state);
+          if (pr.state === "merged") expect(simulation.github.pullRequest(pr.number).bad).toBe(false);
+        }
       }),
       { numRuns: 100 },
     );

@@ -13,8 +13,10 @@ import {
   nextDeadline,
   step,
 } from "../../src/queue/index.ts";
+import type { Targets } from "./fake-github.ts";
 import { change, FakeGitHub } from "./fake-github.ts";
 import { checkInvariants } from "./invariants.ts";
+import { LaneChecks } from "./lane-checks.ts";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -32,6 +34,8 @@ export type Action =
       readonly conflicts: boolean;
       readonly rejected: boolean;
       readonly mergeable: boolean;
+      /** The targets its head impacts (contract 5.7), set with every submission. */
+      readonly targets: Targets;
     }
   | { readonly kind: "execute"; readonly crash: Crash }
   /** Runs the whole outbox, then receives every pending webhook, starting at `pick`. */
@@ -86,6 +90,7 @@ export class Simulation {
   readonly submitted = new Set<number>();
   /** What each run must test, as the queue stood when it started. */
   private readonly predictedContent = new Map<string, readonly string[]>();
+  private readonly lanes = new LaneChecks(this.github);
   private maxConcurrency: number;
   /** The largest bisection pool the queue has had (it follows `concurrency` until set). */
   private maxBisectionConcurrency: number;
@@ -135,6 +140,7 @@ export class Simulation {
     );
     checkInvariants(state, { mainLine: this.maxConcurrency, bisectionPool: this.maxBisectionConcurrency });
     this.checkTestedContent(before, event);
+    this.lanes.check(before, state);
     if (REPEATABLE.has(event.type) && known) this.received.push(event);
   }
 
@@ -230,6 +236,13 @@ export class Simulation {
       priority: action.priority,
       noBatch: false,
     });
+    // The CLI uploads the targets of the PR's head when it is submitted (contract 5.7).
+    this.receive({
+      type: "impacted_targets_set",
+      prNumber: pr.number,
+      headSha: pr.head,
+      targets: this.github.targetsOf(pr.number, pr.head, action.targets),
+    });
     // The API reads the PR from GitHub on every submission; for a queued PR that is news of its mergeability.
     if (queued) {
       this.receive({
@@ -310,7 +323,7 @@ export class Simulation {
    * answers (polling) for every run in flight, until nothing is left to happen.
    */
   drain(): void {
-    this.receive({ type: "queue_updated", settings: { mode: "single" }, status: "running" });
+    this.receive({ type: "queue_updated", settings: {}, status: "running" });
     for (const prNumber of this.state.line) {
       const pr = this.github.pullRequest(prNumber);
       pr.mergeable = true;
