@@ -192,7 +192,25 @@ export const TestRunRecord = Type.Object(
     ),
     createdAt: Timestamp,
     status: LowercaseEnum(["in_progress", "failed", "cancelled", "succeeded"] as const),
-    dependentPrs: Type.Array(Type.Integer()),
+    dependentPrs: Type.Array(Type.Integer(), {
+      description:
+        "PRs ahead that the run's predicted base holds but that it does not test: in parallel mode, the PRs of " +
+        "its lane ahead of it",
+    }),
+    impactedTargets: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'union of the impacted targets of the tested PRs and of dependentPrs; ["ALL"] when one of them ' +
+          "impacts every target; absent unless targets were set for every PR of the run",
+      }),
+    ),
+    impactedTargetsForTestedPrs: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'the same over the tested PRs only; ["ALL"] when one of them impacts every target; absent unless ' +
+          "targets were set for every PR of the run",
+      }),
+    ),
     purpose: LowercaseEnum(
       ["main", "bisection", "confirmation"] as const,
       "extension: main, a run of the main line; bisection, a run testing part of a failed batch to find the PRs " +
