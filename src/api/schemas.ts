@@ -254,10 +254,14 @@ export type SubmitPullRequestRequest = Static<typeof SubmitPullRequestRequest>;
 export const SetImpactedTargetsRequest = Type.Object({
   ...QueueTarget,
   pr: Type.Object({ number: PrNumber, sha: Type.String({ pattern: "^[0-9a-fA-F]{40}$" }) }),
-  impactedTargets: Type.Union([
-    Type.Array(Type.String({ minLength: 1, maxLength: 1024 })),
-    Type.Literal("ALL"),
-  ]),
+  impactedTargets: Type.Union(
+    [Type.Array(Type.String({ minLength: 1, maxLength: 1024 })), Type.Literal("ALL")],
+    {
+      description:
+        'the targets the PR\'s head commit impacts (duplicates are dropped; an empty list impacts nothing), or "ALL": ' +
+        'it impacts every target. A list that would take the body over 20 MiB is refused with 413: send "ALL"',
+    },
+  ),
 });
 export type SetImpactedTargetsRequest = Static<typeof SetImpactedTargetsRequest>;
 
