@@ -22,6 +22,8 @@ export interface MetricsQueue {
   runsInFlight: number;
   /** Of `runsInFlight`, those of the bisection pool. */
   bisectionRunsInFlight: number;
+  /** Independent lanes among the PRs under test or waiting to merge (contract 5.7). */
+  lanesInFlight: number;
 }
 
 /** Queues in scope, ordered by repository and branch so the exposition is stable. */
@@ -43,6 +45,7 @@ export async function queuesInScope(db: Kysely<Database>, scope: MetricsScope): 
       "queues.state",
       "queue_states.runs_in_flight as runsInFlight",
       "queue_states.bisection_runs_in_flight as bisectionRunsInFlight",
+      "queue_states.lanes_in_flight as lanesInFlight",
     ])
     .where("organization_owners.organization_id", "=", scope.organizationId)
     .orderBy("repositories.owner_key")

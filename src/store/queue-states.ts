@@ -9,6 +9,7 @@ import {
   type QueueState,
   testRunView,
 } from "../queue/index.ts";
+import { lanesInFlight } from "../queue/views.ts";
 import type { Dialect } from "./database.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { advanceCounters, countersAdvancedBy } from "./queue-metrics.ts";
@@ -120,6 +121,7 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
       runs_in_flight: runsInFlight(next),
       bisection_runs_in_flight: runsInFlight(next, "bisection"),
       awaiting_mergeability: pullRequestsToRecheck(next).length,
+      lanes_in_flight: lanesInFlight(next),
       updated_at: now,
     })
     .where("queue_id", "=", stored.queueId)
