@@ -14,6 +14,7 @@ const day: Day = {
     hours: 1,
     conflicts: 0,
     ciDurations: null,
+    impactsAll: 0.1,
   },
   prs: [1, 2].map((number) => ({ number, arrivesAt: 0, broken: false })),
 };
