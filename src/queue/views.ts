@@ -1,5 +1,4 @@
-import { inSameLane } from "./lanes.ts";
-import { activePrs, queuePosition } from "./ordering.ts";
+import { queuePosition } from "./ordering.ts";
 import { DEFAULT_PRIORITY_NAME, priorityNameOf, skipsTheLine } from "./priority.ts";
 import type { Readiness } from "./readiness.ts";
 import { readinessOf } from "./readiness.ts";
@@ -226,22 +225,6 @@ function isUploaded(targets: ImpactedTargets["targets"] | undefined): targets is
 function unionOf(targets: readonly ImpactedTargets["targets"][]): string[] {
   if (targets.includes("ALL")) return ["ALL"];
   return [...new Set(targets.flat())];
-}
-
-/**
- * Contract 5.7, for the metrics: how many independent groups the PRs under test or waiting to merge make, two
- * PRs being in one group when they are in the same lane, directly or through others. In single mode every PR
- * is in one lane.
- */
-export function lanesInFlight(state: QueueState): number {
-  const groups: PullRequestEntry[][] = [];
-  for (const prNumber of activePrs(state)) {
-    const pr = state.prs[prNumber] as PullRequestEntry;
-    const joined = groups.filter((group) => group.some((member) => inSameLane(state, member, pr)));
-    const merged = [...joined.flat(), pr];
-    groups.splice(0, groups.length, ...groups.filter((group) => !joined.includes(group)), merged);
-  }
-  return groups.length;
 }
 
 /**

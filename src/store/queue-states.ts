@@ -9,10 +9,9 @@ import {
   type QueueState,
   testRunView,
 } from "../queue/index.ts";
-import { lanesInFlight } from "../queue/views.ts";
 import type { Dialect } from "./database.ts";
 import { enqueueCommands } from "./outbox.ts";
-import { advanceCounters, countersAdvancedBy } from "./queue-metrics.ts";
+import { advanceCounters, countersAdvancedBy, lanesInFlight } from "./queue-metrics.ts";
 import { queueColumns } from "./queues.ts";
 import type { Database } from "./schema.ts";
 

@@ -8,7 +8,6 @@ import {
   queueView,
   testRunView,
 } from "../../src/queue/index.ts";
-import { lanesInFlight } from "../../src/queue/views.ts";
 import { aCheckRun, aCommitStatus, aPr, aScenario, MINUTE, T0 } from "../support/queue-factories.ts";
 
 describe("views for the API (contract 4, interface 2.2–2.4)", () => {
@@ -153,15 +152,6 @@ describe("views for the API (contract 4, interface 2.2–2.4)", () => {
         impactedTargets: ["ALL"],
         impactedTargetsForTestedPrs: ["//app/web", "//lib"],
       });
-    });
-
-    it("counts the lanes in flight: groups of active PRs linked by shared targets", () => {
-      const queue = aParallelQueue({ 1: ["//a"], 2: ["//b"], 3: ["//c"], 4: ["//a", "//c"] });
-      queue.on(aPr(5));
-
-      expect(lanesInFlight(queue.state)).toBe(2);
-      expect(lanesInFlight(aScenario({ concurrency: 2 }).submit(1, 2).state)).toBe(1);
-      expect(lanesInFlight(aScenario().state)).toBe(0);
     });
 
     it("leaves them out unless every PR of the run had targets for the head it was tested at", () => {
