@@ -93,6 +93,28 @@ describe.each(testDialects)("setImpactedTargets on %s", (dialect) => {
     expect(await testedTargets()).toEqual(["ALL"]);
   });
 
+  it("shows in the test run record the targets of the run, of its dependencies, and of the tested PRs", async () => {
+    await s.api("updateQueue", { ...target, concurrency: 2 });
+    s.repo.openPullRequest({ number: 2, title: "Change 2", author: "bob", files: { "src/2.ts": "two\n" } });
+    const targets = { 1: ["//app/api"], 2: ["//app/web", "//app/api"] };
+    for (const [number, impactedTargets] of Object.entries(targets)) {
+      const pr = { number: Number(number), sha: s.repo.pullRequest(Number(number)).headSha };
+      await s.api("setImpactedTargets", { ...target, pr, impactedTargets });
+      await s.api("submitPullRequest", { ...target, pr: { number: pr.number } });
+    }
+    await s.settle();
+
+    const pr = (await s.api("getSubmittedPullRequest", { ...target, pr: { number: 2 } })).body;
+    const run = await s.api("getMergeQueueTestingDetails", { ...target, testRunId: pr.testRunId });
+
+    expect(run.body).toMatchObject({
+      testedPullRequests: [{ prNumber: 2 }],
+      dependentPrs: [1],
+      impactedTargets: ["//app/api", "//app/web"],
+      impactedTargetsForTestedPrs: ["//app/web", "//app/api"],
+    });
+  });
+
   it("answers 404 for a queue that does not exist, storing nothing", async () => {
     const refused = await s.api("setImpactedTargets", {
       repo,
