@@ -59,7 +59,7 @@ export function playQueue(
   stepFunction: StepFunction = step,
   lanes?: number,
 ): DayOutcome {
-  const repo = new SimulatedRepository(day);
+  const repo = new SimulatedRepository(day, lanes);
   const ci = new SimulatedCi(day);
   const agenda = new Agenda<Due>();
   const world: SimulatedWorld = {
