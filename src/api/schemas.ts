@@ -192,7 +192,25 @@ export const TestRunRecord = Type.Object(
     ),
     createdAt: Timestamp,
     status: LowercaseEnum(["in_progress", "failed", "cancelled", "succeeded"] as const),
-    dependentPrs: Type.Array(Type.Integer()),
+    dependentPrs: Type.Array(Type.Integer(), {
+      description:
+        "PRs ahead that the run's predicted base holds but that it does not test: in parallel mode, the PRs of " +
+        "its lane ahead of it",
+    }),
+    impactedTargets: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'union of the impacted targets of the tested PRs and of dependentPrs; ["ALL"] when one of them ' +
+          "impacts every target; absent unless targets were set for every PR of the run",
+      }),
+    ),
+    impactedTargetsForTestedPrs: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'the same over the tested PRs only; ["ALL"] when one of them impacts every target; absent unless ' +
+          "targets were set for every PR of the run",
+      }),
+    ),
     purpose: LowercaseEnum(
       ["main", "bisection", "confirmation"] as const,
       "extension: main, a run of the main line; bisection, a run testing part of a failed batch to find the PRs " +
@@ -236,10 +254,14 @@ export type SubmitPullRequestRequest = Static<typeof SubmitPullRequestRequest>;
 export const SetImpactedTargetsRequest = Type.Object({
   ...QueueTarget,
   pr: Type.Object({ number: PrNumber, sha: Type.String({ pattern: "^[0-9a-fA-F]{40}$" }) }),
-  impactedTargets: Type.Union([
-    Type.Array(Type.String({ minLength: 1, maxLength: 1024 })),
-    Type.Literal("ALL"),
-  ]),
+  impactedTargets: Type.Union(
+    [Type.Array(Type.String({ minLength: 1, maxLength: 1024 })), Type.Literal("ALL")],
+    {
+      description:
+        'the targets the PR\'s head commit impacts (duplicates are dropped; an empty list impacts nothing), or "ALL": ' +
+        'it impacts every target. A list that would take the body over 20 MiB is refused with 413: send "ALL"',
+    },
+  ),
 });
 export type SetImpactedTargetsRequest = Static<typeof SetImpactedTargetsRequest>;
 

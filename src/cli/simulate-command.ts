@@ -2,12 +2,11 @@
 // to throughput, latency and CI cost, next to serial and an oracle. No network, no database.
 import { readFileSync, writeFileSync } from "node:fs";
 import { type Command, CommanderError } from "commander";
-import type { QueueSettings } from "../queue/index.ts";
 import { svgChart, terminalChart } from "../simulator/chart.ts";
 import { HistoryError, parseHistory } from "../simulator/history.ts";
 import type { SimulationModel } from "../simulator/model.ts";
-import type { PolicySpec } from "../simulator/policy-spec.ts";
-import { parsePolicies, PolicySpecError, settingOf } from "../simulator/policy-spec.ts";
+import type { PolicyPart, PolicySpec } from "../simulator/policy-spec.ts";
+import { parsePolicies, PolicySpecError, policyPartOf, withPart } from "../simulator/policy-spec.ts";
 import { describeModel, formatComparison } from "../simulator/report.ts";
 import { compare, type Comparison } from "../simulator/simulate.ts";
 import { CliError, type CliContext } from "./io.ts";
@@ -21,6 +20,7 @@ interface SimulateOptions {
   flaky: string;
   hours: string;
   conflicts: string;
+  impactsAll: string;
   seed: string;
   seeds: string;
   compare?: string;
@@ -63,6 +63,11 @@ const SETTING_FLAGS: readonly {
   },
   { key: "testing-timeout", value: "<minutes>", description: "a run still pending after this fails" },
   { key: "merge-method", value: "<method>", description: "merge_commit (default here), squash or rebase" },
+  {
+    key: "lanes",
+    value: "<n>",
+    description: "parallel mode: PRs fall into n independent target groups, CI uploads their targets",
+  },
 ];
 
 /** The flags the history replaces. */
@@ -73,22 +78,22 @@ function camel(key: string): string {
 }
 
 /** The policy the setting flags describe, labelled as they were written. */
-function flaggedPolicy(options: SimulateOptions): PolicySpec {
-  let settings: Partial<QueueSettings> = {};
+function flaggedPolicy(options: SimulateOptions, leaveOut?: string): PolicySpec {
+  let policy: PolicyPart = { settings: {} };
   const parts: string[] = [];
   for (const { key, value, short = key } of SETTING_FLAGS) {
-    const given = options[camel(key)];
+    const given = key === leaveOut ? undefined : options[camel(key)];
     if (given === undefined || given === false) continue;
     const text = value === "" ? undefined : String(given);
     try {
-      settings = { ...settings, ...settingOf(key, text) };
+      policy = withPart(policy, policyPartOf(key, text));
     } catch (error) {
       if (error instanceof PolicySpecError) throw new CliError(`--${key} ${error.message}`);
       throw error;
     }
     parts.push(text === undefined ? short : `${short}=${text}`);
   }
-  return { label: parts.length === 0 ? "queue defaults" : parts.join(","), settings };
+  return { label: parts.length === 0 ? "queue defaults" : parts.join(","), ...policy };
 }
 
 function readModel(options: SimulateOptions, command: Command): SimulationModel {
@@ -101,6 +106,7 @@ function readModel(options: SimulateOptions, command: Command): SimulationModel 
     hours: parsePositive("--hours", options.hours),
     conflicts: parseFraction("--conflicts", options.conflicts),
     ciDurations: null,
+    impactsAll: parseFraction("--impacts-all", options.impactsAll),
   };
   if (options.fromHistory === undefined) return model;
   const given = MODEL_FLAGS.filter((flag) => command.getOptionValueSource(flag) === "cli");
@@ -125,11 +131,17 @@ function readModel(options: SimulateOptions, command: Command): SimulationModel 
   }
 }
 
+/**
+ * The policies to play: the flags' policy, or each of --compare on top of it. Lanes alone mean little: the
+ * flags' policy with --lanes is played beside the same policy in single mode.
+ */
 function readPolicies(options: SimulateOptions): PolicySpec[] {
   const flagged = flaggedPolicy(options);
-  if (options.compare === undefined) return [flagged];
+  if (options.compare === undefined) {
+    return flagged.lanes === undefined ? [flagged] : [flaggedPolicy(options, "lanes"), flagged];
+  }
   try {
-    return parsePolicies(options.compare, flagged.settings);
+    return parsePolicies(options.compare, flagged);
   } catch (error) {
     if (error instanceof PolicySpecError) throw new CliError(`--compare ${error.message}`);
     throw error;
@@ -149,6 +161,7 @@ export function registerSimulateCommand(program: Command, context: CliContext): 
     .option("--flaky <share>", "runs that fail although nothing in them is broken", "5%")
     .option("--hours <hours>", "length of the window during which PRs arrive", "24")
     .option("--conflicts <share>", "probability that a pair of PRs conflicts", "0")
+    .option("--impacts-all <share>", "with lanes: PRs that impact every target (ALL)", "10%")
     .option("--seed <n>", "seed of the first simulated day", "1")
     .option("--seeds <n>", "simulated days pooled (seeds seed … seed+n-1)", "1")
     .option("--compare <policies>", 'policies separated by ";", e.g. "k=4;k=8,d=2,optimistic;k=8,batch=4"')

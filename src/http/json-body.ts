@@ -5,6 +5,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bodyLimitBytes, payloadTooLarge, Problem, problemContentType } from "./problem.ts";
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** What the 413 of an oversized body tells the client to send instead (a smaller form of the request). */
+    oversizedBodyHint?: string;
+  }
+}
+
 /** A client that keeps sending after the 413 is cut off after this long. */
 const drainTimeoutMs = 30_000;
 
@@ -37,7 +44,7 @@ type Done = (error: Error | null, body?: unknown) => void;
 function readJson(request: FastifyRequest, payload: IncomingMessage, done: Done): void {
   const declared = Number(request.headers["content-length"]);
   if (Number.isFinite(declared) && declared > bodyLimitBytes) {
-    refuseOversizedBody(request.raw, payload, request.id);
+    refuseOversizedBody(request, payload);
     return;
   }
   const chunks: Buffer[] = [];
@@ -47,7 +54,7 @@ function readJson(request: FastifyRequest, payload: IncomingMessage, done: Done)
     if (received > bodyLimitBytes) {
       chunks.length = 0;
       cleanup();
-      refuseOversizedBody(request.raw, payload, request.id);
+      refuseOversizedBody(request, payload);
       return;
     }
     chunks.push(chunk);
@@ -101,7 +108,8 @@ function rejectPrototypeKeys(key: string, value: unknown): unknown {
  * Answers 413 at once but ends the response only when the client has finished sending: ending it earlier
  * closes the socket with unread data, which resets the connection and can destroy the 413 in flight.
  */
-function refuseOversizedBody(raw: IncomingMessage, payload: IncomingMessage, requestId: string): void {
+function refuseOversizedBody(request: FastifyRequest, payload: IncomingMessage): void {
+  const raw = request.raw;
   // Fastify's lifecycle for this request is abandoned here: the parser never calls back, and the socket
   // closes once the body is drained.
   const res = responses.get(raw);
@@ -109,8 +117,8 @@ function refuseOversizedBody(raw: IncomingMessage, payload: IncomingMessage, req
     raw.socket.destroy();
     return;
   }
-  const problem = payloadTooLarge().toBody();
-  const body = JSON.stringify({ ...problem, detail: `${problem.detail} (request ${requestId})` });
+  const problem = payloadTooLarge(request.routeOptions.config.oversizedBodyHint).toBody();
+  const body = JSON.stringify({ ...problem, detail: `${problem.detail} (request ${request.id})` });
   res.writeHead(413, {
     "content-type": problemContentType,
     "content-length": Buffer.byteLength(body),

@@ -51,8 +51,13 @@ export const invalidRequest = (detail: string, errors?: FieldError[]) =>
   new Problem(400, "invalid_request", detail, errors);
 export const notFound = (code: string, detail: string) => new Problem(404, code, detail);
 export const conflict = (code: string, detail: string) => new Problem(409, code, detail);
-export const payloadTooLarge = () =>
-  new Problem(413, "payload_too_large", `request body exceeds the limit of ${bodyLimitBytes} bytes (20 MiB)`);
+/** `hint`: what the client of that endpoint can send instead. */
+export const payloadTooLarge = (hint?: string) =>
+  new Problem(
+    413,
+    "payload_too_large",
+    `request body exceeds the limit of ${bodyLimitBytes} bytes (20 MiB)${hint === undefined ? "" : `; ${hint}`}`,
+  );
 
 const refusalStatus = { invalid: 400, not_found: 404 } as const;
 

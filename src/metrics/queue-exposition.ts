@@ -181,6 +181,12 @@ export async function queueMetricsExposition(
       ),
     },
     {
+      name: "mq_lanes_in_flight",
+      help: "Independent lanes among the PRs testing or waiting to merge: groups that share no impacted target (1 in single mode while anything is tested).",
+      type: "gauge",
+      samples: perQueue((queue) => queue.lanesInFlight),
+    },
+    {
       name: "mq_queue_state",
       help: "1 for the queue's current state, 0 for the others.",
       type: "gauge",

@@ -5,12 +5,14 @@ import type { Readiness } from "../queue/readiness.ts";
 import { readinessOf } from "../queue/readiness.ts";
 import type { QueueSettings } from "../queue/settings.ts";
 import type {
+  ImpactedTargets,
   PullRequestEntry,
   PullRequestState,
   QueueState,
   RequiredStatusesSource,
   RunPurpose,
   StateReason,
+  TestRun,
   TestRunStatus,
 } from "../queue/state.ts";
 import { isTerminal } from "../queue/state.ts";
@@ -125,6 +127,10 @@ export interface TestRunView {
   readonly createdAt: string;
   readonly status: TestRunStatus;
   readonly dependentPrs: readonly number[];
+  /** Contract 5.7: the union over `dependentPrs` and the tested PRs; ["ALL"] when one of them impacts every target. */
+  readonly impactedTargets?: readonly string[];
+  /** The same over the tested PRs only. */
+  readonly impactedTargetsForTestedPrs?: readonly string[];
   /** Extension: the pool that ran it, and why (contract 5.5, 5.6). */
   readonly purpose: "main" | RunPurpose;
   /** Extension: for a bisection or confirmation run, the failed run whose PRs it tests again. */
@@ -165,7 +171,46 @@ export function testRunView(
     createdAt: iso(run.startedAt),
     status: run.status,
     dependentPrs: run.dependsOn,
+    ...impactedTargetsOf(state, run),
     purpose: run.purpose ?? "main",
     followsUpRunId: run.failedRunId ?? null,
   };
+}
+
+/**
+ * Interface 2.4: the run's impacted targets, present only when every PR of it had targets for the head it was
+ * tested at (a dependency at its current head: a newer head would have abandoned the run). "ALL" absorbs the
+ * rest, and is shown as ["ALL"] since the field is a list.
+ */
+function impactedTargetsOf(
+  state: QueueState,
+  run: TestRun,
+): Pick<TestRunView, "impactedTargets" | "impactedTargetsForTestedPrs"> {
+  const tested = run.prs.map((pr) => uploadedTargets(state.prs[pr.number], pr.headSha));
+  const dependencies = run.dependsOn.map((prNumber) => {
+    const pr = state.prs[prNumber];
+    return uploadedTargets(pr, pr?.headSha);
+  });
+  if (!tested.every(isUploaded) || !dependencies.every(isUploaded)) return {};
+  return {
+    impactedTargets: unionOf([...dependencies, ...tested]),
+    impactedTargetsForTestedPrs: unionOf(tested),
+  };
+}
+
+function uploadedTargets(
+  pr: PullRequestEntry | undefined,
+  headSha: string | undefined,
+): ImpactedTargets["targets"] | undefined {
+  const known = pr?.impactedTargets ?? null;
+  return known !== null && known.headSha === headSha ? known.targets : undefined;
+}
+
+function isUploaded(targets: ImpactedTargets["targets"] | undefined): targets is ImpactedTargets["targets"] {
+  return targets !== undefined;
+}
+
+function unionOf(targets: readonly ImpactedTargets["targets"][]): string[] {
+  if (targets.includes("ALL")) return ["ALL"];
+  return [...new Set(targets.flat())];
 }

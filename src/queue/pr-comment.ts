@@ -1,5 +1,7 @@
-import { queuePosition } from "./ordering.ts";
+import { currentTargets, dependenciesAmong, targetsIntersect } from "./lanes.ts";
+import { queuePosition, startedPrs } from "./ordering.ts";
 import type { PullRequestEntry, PullRequestState, QueueState, StateReason } from "./state.ts";
+import { isStarted, isTerminal } from "./state.ts";
 
 const STATE_HEADLINES: Readonly<Record<PullRequestState, string>> = {
   not_ready: "Waiting to be ready",
@@ -46,6 +48,69 @@ function advice(state: QueueState, reason: StateReason): string | null {
   }
 }
 
+/** A comment names at most this many PRs of a lane, and this many targets each PR shares. */
+const LANE_PRS_SHOWN = 5;
+const SHARED_TARGETS_SHOWN = 2;
+
+function listed(items: readonly string[], shown: number): string {
+  const more = items.length - shown;
+  return items.slice(0, shown).join(", ") + (more > 0 ? ` and ${more} more` : "");
+}
+
+/**
+ * Contract 5.7: the PRs ahead a queued PR depends on in parallel mode, and why (shared targets, "ALL", or a
+ * PR between them), or that it has a lane of its own. A started PR's are its run's; a waiting PR's are those
+ * it would be tested on now. Null outside parallel mode, and before the PR has targets for its head.
+ */
+function laneLine(state: QueueState, pr: PullRequestEntry): string | null {
+  if (state.settings.mode !== "parallel" || isTerminal(pr.state)) return null;
+  if (pr.impactedTargets?.headSha !== pr.headSha) return null;
+  const run = pr.testRunId === null ? undefined : state.runs[pr.testRunId];
+  const dependencies =
+    isStarted(pr.state) && run !== undefined
+      ? run.dependsOn
+      : dependenciesAmong(state, [pr.number], startedPrs(state));
+  if (dependencies.length === 0) {
+    return "**Lane:** its own. No PR ahead shares its impacted targets, so it waits for none of them.";
+  }
+  const own = currentTargets(pr);
+  if (own === "ALL") {
+    const prs = dependencies.map((prNumber) => `#${prNumber}`);
+    return `**Lane:** waits for ${listed(prs, LANE_PRS_SHOWN)}: it impacts ALL targets.`;
+  }
+  const lane = [...dependencies, pr.number];
+  const reasons = dependencies.map((prNumber, index) => {
+    const why = dependencyReason(state, prNumber, own, lane.slice(index + 1));
+    return why === null ? `#${prNumber}` : `#${prNumber} (${why})`;
+  });
+  return `**Lane:** waits for ${listed(reasons, LANE_PRS_SHOWN)}.`;
+}
+
+/** Why a PR depends on `prNumber`: the targets they share, its "ALL", or the PR behind it that shares with it. */
+function dependencyReason(
+  state: QueueState,
+  prNumber: number,
+  own: readonly string[],
+  behind: readonly number[],
+): string | null {
+  const dependency = state.prs[prNumber];
+  if (dependency === undefined) return null;
+  const theirs = currentTargets(dependency);
+  if (theirs === "ALL") return "impacts ALL";
+  const shared = sharedTargets(own, theirs);
+  if (shared.length > 0) return `shares ${listed(shared, SHARED_TARGETS_SHOWN)}`;
+  const through = behind.find((number) => {
+    const entry = state.prs[number];
+    return entry !== undefined && targetsIntersect(currentTargets(entry), theirs);
+  });
+  return through === undefined ? null : `through #${through}`;
+}
+
+function sharedTargets(own: readonly string[], theirs: readonly string[]): string[] {
+  const set = new Set(theirs);
+  return own.filter((target) => set.has(target)).map((target) => `\`${target}\``);
+}
+
 /** The body of the one comment kept up to date per submission (contract 5.10). */
 export function renderPrComment(state: QueueState, pr: PullRequestEntry): string {
   const position = queuePosition(state, pr.number);
@@ -56,6 +121,8 @@ export function renderPrComment(state: QueueState, pr: PullRequestEntry): string
     "",
     pr.stateDetail,
   ];
+  const lane = laneLine(state, pr);
+  if (lane !== null) lines.push("", lane);
   const run = pr.testRunId === null ? undefined : state.runs[pr.testRunId];
   if (run !== undefined) lines.push("", `Latest test run: \`${run.id}\` on branch \`${run.testBranch}\`.`);
   const whatToDo = pr.state === "failed" || pr.state === "cancelled" ? advice(state, pr.stateReason) : null;

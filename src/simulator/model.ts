@@ -21,6 +21,8 @@ export interface SimulationModel {
   readonly conflicts: number;
   /** Observed CI durations (minutes) to draw from instead of the uniform law (`--from-history`). */
   readonly ciDurations: readonly number[] | null;
+  /** In a policy with lanes: probability that a PR impacts every target (a build file, a shared library). */
+  readonly impactsAll: number;
 }
 
 export interface SimulatedPr {
@@ -58,6 +60,18 @@ export function generateDay(model: SimulationModel, seed: number): Day {
 export function pairConflicts(day: Day, a: number, b: number): boolean {
   if (day.model.conflicts <= 0) return false;
   return unitOf([day.seed, 0xc0f1, Math.min(a, b), Math.max(a, b)]) < day.model.conflicts;
+}
+
+/**
+ * The impacted targets CI uploads for a PR when the queue runs `lanes` independent target groups: "ALL", or
+ * the one target of its group. A pure function of the seed and the PR, drawn apart from the day's stream, so
+ * every policy plays the same PRs and a PR keeps its group whatever the number of lanes it is drawn into.
+ * CI needs no other rule: a run fails when its commit holds a broken PR, and a lane's run holds only the PRs
+ * whose targets its tests cover (a run of single mode tests every target).
+ */
+export function impactedTargetsOf(day: Day, prNumber: number, lanes: number): readonly string[] | "ALL" {
+  if (unitOf([day.seed, 0xa11, prNumber]) < day.model.impactsAll) return "ALL";
+  return [`//group-${Math.floor(unitOf([day.seed, 0x1a7e, prNumber]) * lanes) + 1}`];
 }
 
 /** What CI does with one run: how long it takes and whether it fails although nothing in it is broken. */

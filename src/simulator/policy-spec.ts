@@ -5,7 +5,15 @@ export interface PolicySpec {
   /** As the user wrote it, for the table. */
   readonly label: string;
   readonly settings: Partial<QueueSettings>;
+  /**
+   * `lanes=n`: the day's PRs fall into n independent target groups, CI uploads each PR's targets, and the queue
+   * runs in parallel mode. Absent: no targets, the mode the settings say.
+   */
+  readonly lanes?: number;
 }
+
+/** What one `key=value` of a policy sets. */
+export type PolicyPart = Omit<PolicySpec, "label">;
 
 /** A policy the user wrote that cannot be simulated. */
 export class PolicySpecError extends Error {}
@@ -68,34 +76,43 @@ const SETTERS: Readonly<Record<string, Setter>> = {
   "merge-method": method,
 };
 
-export const POLICY_KEYS = Object.keys(SETTERS);
+/** Not a queue setting: it shapes the simulated PRs too (see `PolicySpec.lanes`). */
+const LANES_KEY = "lanes";
 
-/** The settings one `key` (=`value`) stands for; `value` undefined for a bare key. */
-export function settingOf(key: string, value: string | undefined): Partial<QueueSettings> {
+export const POLICY_KEYS = [...Object.keys(SETTERS), LANES_KEY];
+
+/** What one `key` (=`value`) stands for; `value` undefined for a bare key. */
+export function policyPartOf(key: string, value: string | undefined): PolicyPart {
+  if (key === LANES_KEY) return { settings: { mode: "parallel" }, lanes: integer(value, 1) };
   const setter = SETTERS[key];
   if (setter === undefined) throw new PolicySpecError(`is not a setting (known: ${POLICY_KEYS.join(", ")})`);
-  return setter(value);
+  return { settings: setter(value) };
+}
+
+/** `part` on top of `base`: its settings over the base's, its lanes if it sets them. */
+export function withPart(base: PolicyPart, part: PolicyPart): PolicyPart {
+  return { ...base, ...part, settings: { ...base.settings, ...part.settings } };
 }
 
 /** One policy: comma-separated `key=value` (or bare `key` for true) on top of `base`. */
-export function parsePolicy(text: string, base: Partial<QueueSettings> = {}): PolicySpec {
+export function parsePolicy(text: string, base: PolicyPart = { settings: {} }): PolicySpec {
   const label = text.trim();
   if (label === "") throw new PolicySpecError("an empty policy");
-  let settings: Partial<QueueSettings> = { ...base };
+  let policy = base;
   for (const part of label.split(",")) {
     const [rawKey = "", ...rest] = part.split("=");
     const key = rawKey.trim();
     try {
-      settings = { ...settings, ...settingOf(key, rest.length === 0 ? undefined : rest.join("=").trim()) };
+      policy = withPart(policy, policyPartOf(key, rest.length === 0 ? undefined : rest.join("=").trim()));
     } catch (error) {
       if (!(error instanceof PolicySpecError)) throw error;
       throw new PolicySpecError(`in "${label}": ${key} ${error.message}`);
     }
   }
-  return { label, settings };
+  return { ...policy, label };
 }
 
 /** Policies separated by semicolons. */
-export function parsePolicies(text: string, base: Partial<QueueSettings> = {}): PolicySpec[] {
+export function parsePolicies(text: string, base: PolicyPart = { settings: {} }): PolicySpec[] {
   return text.split(";").map((policy) => parsePolicy(policy, base));
 }

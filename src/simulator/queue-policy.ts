@@ -8,7 +8,7 @@ import { SimulatedCi } from "./ci.ts";
 import type { SimulatedWorld } from "./commands.ts";
 import { CI_STATUS, ciReport, interpret } from "./commands.ts";
 import type { Day, SimulatedPr } from "./model.ts";
-import { HOUR_MS } from "./model.ts";
+import { HOUR_MS, impactedTargetsOf } from "./model.ts";
 import type { DayOutcome, PrFate, PrOutcome } from "./outcome.ts";
 import { endOfDay, queueLengthOf } from "./outcome.ts";
 import { SimulatedRepository } from "./repository.ts";
@@ -52,12 +52,14 @@ function fateOf(state: QueueState, prNumber: number): PrFate {
   }
 }
 
+/** `lanes`: the PRs' target groups (see `PolicySpec.lanes`); the queue then runs in parallel mode. */
 export function playQueue(
   day: Day,
   settings: Partial<QueueSettings>,
   stepFunction: StepFunction = step,
+  lanes?: number,
 ): DayOutcome {
-  const repo = new SimulatedRepository(day);
+  const repo = new SimulatedRepository(day, lanes);
   const ci = new SimulatedCi(day);
   const agenda = new Agenda<Due>();
   const world: SimulatedWorld = {
@@ -70,7 +72,7 @@ export function playQueue(
     targetBranch: "main",
     targetHeadSha: repo.target.sha,
     testBranchPrefix: "sim/",
-    settings: simulatedSettings(settings),
+    settings: simulatedSettings(lanes === undefined ? settings : { ...settings, mode: "parallel" }),
   });
   const byNumber = new Map(day.prs.map((pr) => [pr.number, pr]));
   const decided = new Map<number, PrOutcome>();
@@ -109,8 +111,11 @@ export function playQueue(
   const limit = day.model.hours * HOUR_MS + DRAIN_LIMIT_MS;
   for (let due = agenda.next(); due !== undefined && due.at <= limit; due = agenda.next()) {
     const { at, item } = due;
-    if (item.kind === "arrival") deliver(submission(item.pr), at);
-    else if (item.kind === "report") {
+    if (item.kind === "arrival") {
+      deliver(submission(item.pr), at);
+      // As CI would, once the PR is submitted: its targets for its head (contract 5.7).
+      if (lanes !== undefined) deliver(targetsUpload(day, item.pr, lanes), at);
+    } else if (item.kind === "report") {
       if (!ci.finish(item.run)) continue;
       if (item.run.passes) repo.recordPass(item.run.sha);
       deliver(ciReport(item.run, ++reports), at);
@@ -133,6 +138,19 @@ export function playQueue(
   };
 }
 
+function targetsUpload(day: Day, pr: SimulatedPr, lanes: number): QueueEvent {
+  return {
+    type: "impacted_targets_set",
+    prNumber: pr.number,
+    headSha: headShaOf(pr),
+    targets: impactedTargetsOf(day, pr.number, lanes),
+  };
+}
+
+function headShaOf(pr: SimulatedPr): string {
+  return `head-${pr.number}`;
+}
+
 function submission(pr: SimulatedPr): QueueEvent {
   return {
     type: "pr_submitted",
@@ -140,7 +158,7 @@ function submission(pr: SimulatedPr): QueueEvent {
     pr: {
       number: pr.number,
       title: `Change ${pr.number}`,
-      headSha: `head-${pr.number}`,
+      headSha: headShaOf(pr),
       baseBranch: "main",
       author: "simulated",
       mergeability: "mergeable",

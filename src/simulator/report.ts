@@ -8,17 +8,18 @@ function percent(fraction: number): string {
   return `${Math.round(fraction * 1000) / 10}%`;
 }
 
-export function describeModel(model: SimulationModel, seeds: readonly number[]): string {
+export function describeModel(model: SimulationModel, seeds: readonly number[], lanes = false): string {
   const ci =
     model.ciDurations !== null
       ? `CI durations from history (${model.ciDurations.length} runs, mean ${(model.ciDurations.reduce((a, b) => a + b, 0) / model.ciDurations.length).toFixed(1)} min)`
       : `CI ${model.ciMinutes} min ±${percent(model.jitter)}`;
   const conflicts = model.conflicts > 0 ? `, ${percent(model.conflicts)} of pairs conflict` : "";
+  const all = lanes ? `, ${percent(model.impactsAll)} impact ALL` : "";
   const days =
     seeds.length === 1
       ? `seed ${seeds[0]}`
       : `${seeds.length} days pooled (seeds ${seeds[0]}–${seeds.at(-1)})`;
-  return `${model.hours} h at ${Number(model.arrivalsPerHour.toFixed(2))} PRs/h, ${ci}, ${percent(model.broken)} broken, ${percent(model.flaky)} flaky${conflicts}; ${days}`;
+  return `${model.hours} h at ${Number(model.arrivalsPerHour.toFixed(2))} PRs/h, ${ci}, ${percent(model.broken)} broken, ${percent(model.flaky)} flaky${conflicts}${all}; ${days}`;
 }
 
 interface Column {
@@ -69,5 +70,5 @@ export function formatComparison(comparison: Comparison): string {
       )
       .join("  "),
   );
-  return [describeModel(comparison.model, comparison.seeds), ...lines].join("\n");
+  return [describeModel(comparison.model, comparison.seeds, comparison.lanes), ...lines].join("\n");
 }

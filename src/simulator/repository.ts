@@ -1,10 +1,11 @@
 // The simulated repository: commits that know which PRs they hold, branches, the target branch, and the
 // merge check. Every move of the target is checked the way production must behave: it only ever moves to
-// exactly what a passed run tested.
+// exactly what a passed run tested, or, with lanes, to that plus PRs of other lanes.
+import { targetsIntersect } from "../queue/lanes.ts";
 import type { ContentKey } from "./content.ts";
 import { EMPTY_CONTENT, withPr, withPrInOrder } from "./content.ts";
 import type { Day, SimulatedPr } from "./model.ts";
-import { pairConflicts } from "./model.ts";
+import { impactedTargetsOf, pairConflicts } from "./model.ts";
 
 export interface Commit {
   readonly sha: string;
@@ -39,9 +40,15 @@ export class SimulatedRepository {
   private readonly landedAt = new Map<number, number>();
   /** `${parent sha} ${PR}` → the commit merging that PR on that parent (see `commit`). */
   private readonly merges = new Map<string, Commit>();
+  /** With lanes: the passed commits holding each PR that had not landed when CI passed on them. */
+  private readonly passedHolding = new Map<number, Commit[]>();
   private nextSha = 1;
 
-  constructor(private readonly day: Day) {
+  /** `lanes`: the PRs' target groups when the queue runs lanes (see `PolicySpec.lanes`). */
+  constructor(
+    private readonly day: Day,
+    private readonly lanes?: number,
+  ) {
     this.prs = new Map(day.prs.map((pr) => [pr.number, pr]));
     this.target = this.commit(null, null);
   }
@@ -101,6 +108,13 @@ export class SimulatedRepository {
   recordPass(sha: string): void {
     if (this.passed.has(sha)) return;
     this.passed.add(sha);
+    const commit = this.commits.get(sha);
+    if (this.lanes !== undefined && commit !== undefined) {
+      for (let at: Commit | null = commit; at !== null; at = at.parent) {
+        if (at.pr === null || this.landedAt.has(at.pr)) break;
+        this.passedHolding.set(at.pr, [...(this.passedHolding.get(at.pr) ?? []), commit]);
+      }
+    }
     for (
       let at = this.commits.get(sha) ?? null;
       at !== null && !this.passedOrders.has(at.order);
@@ -133,7 +147,7 @@ export class SimulatedRepository {
     if (this.target.sha !== expectedTargetSha) return { kind: "target_moved", headSha: this.target.sha };
     if (this.conflictsOnto(this.target, prNumber)) return { kind: "rejected", message: "Merge conflict" };
     const commit = this.commit(this.target, prNumber);
-    if (!this.passedOrders.has(commit.order)) {
+    if (!this.passedOrders.has(commit.order) && !this.testedInItsLane(commit, prNumber)) {
       this.violations.push(
         `the target moved to ${commit.sha} (#${prNumber} merged), which no passed run tested`,
       );
@@ -142,10 +156,36 @@ export class SimulatedRepository {
     return { kind: "merged", sha: commit.sha };
   }
 
+  /**
+   * Contract 5.7: a lane's PR may merge on a target that other lanes moved since its run. The target is then
+   * fine when a passed commit holding the PR holds nothing the target lacks, and every other PR on the target
+   * impacts no target of the PR's: the code the PR's tests cover is what they tested.
+   */
+  private testedInItsLane(commit: Commit, prNumber: number): boolean {
+    const lanes = this.lanes;
+    if (lanes === undefined) return false;
+    const own = impactedTargetsOf(this.day, prNumber, lanes);
+    const onTarget = prsOf(commit);
+    return (this.passedHolding.get(prNumber) ?? []).some((tested) => {
+      const inTested = prsOf(tested);
+      if ([...inTested].some((pr) => !onTarget.has(pr))) return false;
+      return [...onTarget].every(
+        (pr) => inTested.has(pr) || !targetsIntersect(impactedTargetsOf(this.day, pr, lanes), own),
+      );
+    });
+  }
+
   private land(commit: Commit, now: number): void {
     for (let at: Commit | null = commit; at !== null && at !== this.target; at = at.parent) {
       if (at.pr !== null) this.landedAt.set(at.pr, now);
     }
     this.target = commit;
   }
+}
+
+/** The PRs a commit holds. */
+function prsOf(commit: Commit): Set<number> {
+  const prs = new Set<number>();
+  for (let at: Commit | null = commit; at !== null; at = at.parent) if (at.pr !== null) prs.add(at.pr);
+  return prs;
 }

@@ -29,6 +29,8 @@ export interface Comparison {
   readonly model: SimulationModel;
   readonly seeds: readonly number[];
   readonly results: readonly PolicyResult[];
+  /** A policy runs lanes, so the model's share of PRs impacting ALL matters. */
+  readonly lanes: boolean;
 }
 
 export interface ComparisonRequest {
@@ -80,7 +82,7 @@ export function compare(request: ComparisonRequest): Comparison {
     played("serial", true, 1, days, playSerial),
     ...request.policies.map((policy) =>
       played(policy.label, false, slotsOf(policy.settings), days, (day) =>
-        playQueue(day, policy.settings, request.step),
+        playQueue(day, policy.settings, request.step, policy.lanes),
       ),
     ),
   ];
@@ -89,6 +91,7 @@ export function compare(request: ComparisonRequest): Comparison {
   return {
     model: request.model,
     seeds,
+    lanes: request.policies.some((policy) => policy.lanes !== undefined),
     results: rows.map((row) => {
       const rate = oracleRate(row.slots);
       return { ...row, ofOracle: rate > 0 ? row.figures.mergedPerHour / rate : 0 };

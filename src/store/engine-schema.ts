@@ -1,5 +1,5 @@
 // Row types of the merge queue engine's tables (migration 0003; the outbox's claims and lanes, 0008; run pools,
-// 0010).
+// 0010; parallel lanes, 0011).
 import type { Generated } from "kysely";
 import type { OutboxLane } from "../ports/queue-storage.ts";
 
@@ -13,6 +13,8 @@ export interface QueueStatesTable {
   runs_in_flight: number;
   /** Of the runs in flight, those of the bisection pool (bisection and confirmation runs). */
   bisection_runs_in_flight: Generated<number>;
+  /** Independent groups of the active PRs (contract 5.7): 1 while a single-mode queue tests anything. */
+  lanes_in_flight: Generated<number>;
   awaiting_mergeability: number;
   updated_at: number;
 }

@@ -11,6 +11,7 @@ import * as testHealthUploads from "../../db/migrations/0007_test_health_uploads
 import * as outboxLanes from "../../db/migrations/0008_outbox_lanes.ts";
 import * as deliveryHandling from "../../db/migrations/0009_delivery_handling.ts";
 import * as batchingSettings from "../../db/migrations/0010_batching_settings.ts";
+import * as parallelLanes from "../../db/migrations/0011_parallel_lanes.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_foundation": foundation,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   "0008_outbox_lanes": outboxLanes,
   "0009_delivery_handling": deliveryHandling,
   "0010_batching_settings": batchingSettings,
+  "0011_parallel_lanes": parallelLanes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

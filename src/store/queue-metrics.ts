@@ -3,7 +3,9 @@
 // of counter rows: never the queues' whole history, whose rows are not loaded either. Every replica reading the
 // same database answers the same.
 import { type Expression, type Kysely, sql, type Transaction } from "kysely";
-import { isTerminal, type QueueState } from "../queue/index.ts";
+import { isTerminal, type PullRequestEntry, type QueueState } from "../queue/index.ts";
+import { inSameLane } from "../queue/lanes.ts";
+import { activePrs } from "../queue/ordering.ts";
 import type { Database } from "./schema.ts";
 
 /** The queues a scrape covers: an organization's, or one repository's of it. */
@@ -22,6 +24,8 @@ export interface MetricsQueue {
   runsInFlight: number;
   /** Of `runsInFlight`, those of the bisection pool. */
   bisectionRunsInFlight: number;
+  /** Independent lanes among the PRs under test or waiting to merge (contract 5.7). */
+  lanesInFlight: number;
 }
 
 /** Queues in scope, ordered by repository and branch so the exposition is stable. */
@@ -43,6 +47,7 @@ export async function queuesInScope(db: Kysely<Database>, scope: MetricsScope): 
       "queues.state",
       "queue_states.runs_in_flight as runsInFlight",
       "queue_states.bisection_runs_in_flight as bisectionRunsInFlight",
+      "queue_states.lanes_in_flight as lanesInFlight",
     ])
     .where("organization_owners.organization_id", "=", scope.organizationId)
     .orderBy("repositories.owner_key")
@@ -127,6 +132,21 @@ export function countersAdvancedBy(previous: QueueState, next: QueueState): Coun
     }
   }
   return increments;
+}
+
+/**
+ * Contract 5.7, for the metrics: how many independent groups the PRs under test or waiting to merge make, two
+ * PRs being in one group when they are in the same lane, directly or through others. In single mode every PR
+ * is in one lane.
+ */
+export function lanesInFlight(state: QueueState): number {
+  let groups: PullRequestEntry[][] = [];
+  for (const prNumber of activePrs(state)) {
+    const pr = state.prs[prNumber] as PullRequestEntry;
+    const joined = groups.filter((group) => group.some((member) => inSameLane(state, member, pr)));
+    groups = [...groups.filter((group) => !joined.includes(group)), [...joined.flat(), pr]];
+  }
+  return groups.length;
 }
 
 /** Adds one per increment to the queue's counters; call in the transaction that saves the step. */

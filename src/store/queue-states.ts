@@ -6,7 +6,7 @@ import { pullRequestView, testRunView } from "../presentation/queue-views.ts";
 import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../ports/queue-storage.ts";
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
-import { advanceCounters, countersAdvancedBy } from "./queue-metrics.ts";
+import { advanceCounters, countersAdvancedBy, lanesInFlight } from "./queue-metrics.ts";
 import { queueColumns } from "./queues.ts";
 import type { Database } from "./schema.ts";
 
@@ -101,6 +101,7 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
       runs_in_flight: runsInFlight(next),
       bisection_runs_in_flight: runsInFlight(next, "bisection"),
       awaiting_mergeability: pullRequestsToRecheck(next).length,
+      lanes_in_flight: lanesInFlight(next),
       updated_at: now,
     })
     .where("queue_id", "=", stored.queueId)

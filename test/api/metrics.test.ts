@@ -233,6 +233,28 @@ describe.each(testDialects)("queue metrics on %s", (dialect) => {
     ).toBe(0);
   });
 
+  it("counts the lanes of a parallel queue: PRs in flight that share no impacted target", async () => {
+    await s.api("createQueue", {
+      repo,
+      targetBranch: "main",
+      mode: "parallel",
+      concurrency: 3,
+      requiredStatuses: ["ci"],
+    });
+    const targets = { 1: ["//app/api"], 2: ["//docs"], 3: ["//app/api", "//app/web"] };
+    for (const [number, impactedTargets] of Object.entries(targets)) {
+      openPr(Number(number));
+      const sha = s.repo.pullRequest(Number(number)).headSha;
+      await s.api("setImpactedTargets", { repo, targetBranch: "main", pr: { number, sha }, impactedTargets });
+      await submit(Number(number));
+    }
+
+    const m = await metrics();
+
+    expect(m.value("mq_testing_slots_active", widgets)).toBe(3);
+    expect(m.value("mq_lanes_in_flight", widgets)).toBe(2);
+  });
+
   it("shows a paused queue as paused", async () => {
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
     await s.api("updateQueue", { repo, targetBranch: "main", state: "paused" });
@@ -283,7 +305,7 @@ describe.each(testDialects)("queue metrics on %s", (dialect) => {
   it("answers a repo without queues with every family and no series", async () => {
     const m = await metrics("?repo=acme/widgets&repoHost=github.com");
     expect(m.samples).toEqual([]);
-    expect([...m.types.keys()]).toHaveLength(11);
+    expect([...m.types.keys()]).toHaveLength(12);
   });
 
   it("refuses repo without repoHost (and the reverse), a malformed repo and another host with 400", async () => {

@@ -74,6 +74,28 @@ describe("switchyard simulate", () => {
     expect(out).toContain("Queue length over the day (PRs waiting or under test), k=4,d=1,optimistic");
   });
 
+  it("plays --lanes beside the same policy in single mode, on a stress day", async () => {
+    const { code, out, err } = await simulate(
+      ...["--arrivals", "30", "--ci", "30m", "--hours", "4", "--concurrency", "4", "--lanes", "4"],
+    );
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    const lines = out.split("\n");
+    expect(lines[0]).toBe("4 h at 30 PRs/h, CI 30 min ±10%, 10% broken, 5% flaky, 10% impact ALL; seed 1");
+    expect(lines.slice(2, 7).map((line) => line.split(/ {2,}/)[0])).toEqual([
+      "oracle k=1",
+      "oracle k=4",
+      "serial",
+      "k=4",
+      "k=4,lanes=4",
+    ]);
+    const compared = await simulate(
+      ...["--hours", "2", "--impacts-all", "25%", "--compare", "k=2;k=2,lanes=3"],
+    );
+    expect(compared.out.split("\n")[0]).toContain("25% impact ALL");
+    expect(compared.out).toMatch(/^k=2,lanes=3 /m);
+  });
+
   it("compares policies on the same pooled days and draws them all with --svg", async () => {
     const svg = join(dir, "queue.svg");
     const { code, out } = await simulate(
@@ -96,6 +118,8 @@ describe("switchyard simulate", () => {
     [["--seeds", "0"], '--seeds takes a whole number from 1 to 1000, got "0"'],
     [["--concurrency", "two"], "--concurrency needs a whole number of at least 1, got two"],
     [["--compare", "k=4;fast"], '--compare in "fast": fast is not a setting'],
+    [["--lanes", "0"], "--lanes needs a whole number of at least 1, got 0"],
+    [["--impacts-all", "120%"], '--impacts-all takes a share such as 10% or 0.1, at most 100%, got "120%"'],
     [["--from-history", "/nonexistent/runs.csv"], "cannot read /nonexistent/runs.csv"],
   ])("refuses %j with a clear error", async (argv, message) => {
     const { code, out, err } = await simulate(...argv);

@@ -109,6 +109,26 @@ describe.runIf(runs)("promtool check metrics", () => {
     expect(promtoolCheck(text)).toEqual({ status: 0, output: "" });
   });
 
+  it("accepts a scrape of a parallel queue with its lanes", async () => {
+    await s.api("createQueue", { repo, targetBranch: "main", mode: "parallel", requiredStatuses: ["ci"] });
+    s.repo.openPullRequest({ number: 1, title: "#1", author: "alice", files: { f1: "x\n" } });
+    const sha = s.repo.pullRequest(1).headSha;
+    await s.api("setImpactedTargets", {
+      repo,
+      targetBranch: "main",
+      pr: { number: 1, sha },
+      impactedTargets: "ALL",
+    });
+    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    await s.settle();
+    const response = await fetch(`${s.server.url}/v1/getMergeQueueMetrics`, {
+      headers: { "x-api-token": s.token },
+    });
+    const text = await response.text();
+    expect(text).toContain('mq_lanes_in_flight{repo="acme/widgets",branch="main",queue_type="main"} 1');
+    expect(promtoolCheck(text)).toEqual({ status: 0, output: "" });
+  });
+
   it("the Grafana dashboard's queries are valid PromQL over metrics the scrape exposes", async () => {
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
     const scrape = await fetch(`${s.server.url}/v1/getMergeQueueMetrics`, {

@@ -112,6 +112,58 @@ describe("views for the API (contract 4, interface 2.2–2.4)", () => {
     expect(testRunView(queue.state, "q-404", String)).toBeNull();
   });
 
+  describe("impacted targets of a test run (contract 5.7)", () => {
+    function aParallelQueue(targets: Record<number, readonly string[] | "ALL">) {
+      const queue = aScenario({ mode: "parallel", concurrency: 4 });
+      for (const [number, impacted] of Object.entries(targets)) {
+        queue.submit(Number(number));
+        queue.on({
+          type: "impacted_targets_set",
+          prNumber: Number(number),
+          headSha: `head-${number}`,
+          targets: impacted,
+        });
+      }
+      return queue;
+    }
+
+    it("shows the union over the run and its dependencies, and the tested PRs' own", () => {
+      const queue = aParallelQueue({ 1: ["//app/api"], 2: ["//app/api", "//app/web"] });
+
+      expect(testRunView(queue.state, queue.runOf(2).id, String)).toMatchObject({
+        dependentPrs: [1],
+        impactedTargets: ["//app/api", "//app/web"],
+        impactedTargetsForTestedPrs: ["//app/api", "//app/web"],
+      });
+      expect(testRunView(queue.state, queue.runOf(1).id, String)).toMatchObject({
+        dependentPrs: [],
+        impactedTargets: ["//app/api"],
+        impactedTargetsForTestedPrs: ["//app/api"],
+      });
+    });
+
+    it('shows ["ALL"] when a PR of the run impacts every target', () => {
+      const queue = aParallelQueue({ 1: "ALL", 2: ["//app/web"], 3: ["//app/web", "//lib"] });
+
+      expect(testRunView(queue.state, queue.runOf(3).id, String)).toMatchObject({
+        dependentPrs: [1, 2],
+        impactedTargets: ["ALL"],
+        impactedTargetsForTestedPrs: ["//app/web", "//lib"],
+      });
+    });
+
+    it("leaves them out unless every PR of the run had targets for the head it was tested at", () => {
+      const queue = aScenario({ concurrency: 2 }).submit(1, 2);
+      queue.on({ type: "impacted_targets_set", prNumber: 2, headSha: "head-2", targets: ["//app"] });
+      queue.on({ type: "impacted_targets_set", prNumber: 1, headSha: "old-head", targets: ["//app"] });
+
+      const view = testRunView(queue.state, queue.runOf(2).id, String);
+
+      expect(view).not.toHaveProperty("impactedTargets");
+      expect(view).not.toHaveProperty("impactedTargetsForTestedPrs");
+    });
+  });
+
   it("names the next testing timeout for the shell's timer", () => {
     const queue = aScenario({ testingTimeoutMinutes: 20, concurrency: 2 }).submit(1, 2);
 

@@ -55,7 +55,9 @@ describe("a comparison of policies", () => {
 
 describe("policies written as settings", () => {
   it("reads short and long names, bare flags and batch sizes on top of a base", () => {
-    expect(parsePolicies("k=4;k=8,d=2,optimistic;k=8,batch=4", { testingTimeoutMinutes: 60 })).toEqual([
+    expect(
+      parsePolicies("k=4;k=8,d=2,optimistic;k=8,batch=4", { settings: { testingTimeoutMinutes: 60 } }),
+    ).toEqual([
       { label: "k=4", settings: { testingTimeoutMinutes: 60, concurrency: 4 } },
       {
         label: "k=8,d=2,optimistic",

@@ -11,6 +11,7 @@ export const stressDay: SimulationModel = {
   hours: 24,
   conflicts: 0,
   ciDurations: null,
+  impactsAll: 0.1,
 };
 
 /** The stress day's CI at 10 PRs/h. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SimulatedCi } from "../../src/simulator/ci.ts";
-import type { Day } from "../../src/simulator/model.ts";
+import { type Day, impactedTargetsOf } from "../../src/simulator/model.ts";
 import { SimulatedRepository } from "../../src/simulator/repository.ts";
 
 const day: Day = {
@@ -14,6 +14,7 @@ const day: Day = {
     hours: 1,
     conflicts: 0,
     ciDurations: null,
+    impactsAll: 0.1,
   },
   prs: [1, 2].map((number) => ({ number, arrivesAt: 0, broken: false })),
 };
@@ -37,6 +38,30 @@ describe("the simulated repository", () => {
     expect(behind.parent).toBe(ahead);
     // Tested again later: a new commit, whose CI results are its own.
     expect(headOf(repo.build(root, [{ number: 1, commitDate: 30 }])).sha).not.toBe(ahead.sha);
+  });
+
+  describe("with lanes, a PR merged on a target another lane moved", () => {
+    const laneDay: Day = { ...day, model: { ...day.model, impactsAll: 0 } };
+    /** #1 and #2 tested each on the bare target and passed; #1 merged first, then #2 on top of it. */
+    function mergeBoth(lanes?: number) {
+      const repo = new SimulatedRepository(laneDay, lanes);
+      for (const number of [1, 2]) {
+        repo.recordPass(headOf(repo.build(repo.target.sha, [{ number, commitDate: number }])).sha);
+      }
+      expect(repo.mergeOne(1, repo.target.sha, 1).kind).toBe("merged");
+      expect(repo.mergeOne(2, repo.target.sha, 2).kind).toBe("merged");
+      return repo.violations;
+    }
+
+    it("is what its run tested when the other lane shares none of its targets", () => {
+      expect(impactedTargetsOf(laneDay, 1, 1000)).not.toEqual(impactedTargetsOf(laneDay, 2, 1000));
+      expect(mergeBoth(1000)).toEqual([]);
+    });
+
+    it("is untested when they share a target, or without lanes", () => {
+      expect(mergeBoth(1)).toEqual(["the target moved to c5 (#2 merged), which no passed run tested"]);
+      expect(mergeBoth()).toHaveLength(1);
+    });
   });
 
   it("cancels the CI run of the deleted test branch only", () => {

@@ -168,11 +168,16 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
   api.post<{ Body: SetImpactedTargetsRequest }>(
     "/setImpactedTargets",
     {
+      // Interface 8: a list of targets too large to send is better said as "ALL".
+      config: {
+        oversizedBodyHint:
+          'send "impactedTargets": "ALL" instead of the list, which marks the PR as impacting every target',
+      },
       schema: {
         operationId: "setImpactedTargets",
         summary: "Set the build/test targets a PR's head commit impacts (parallel queues)",
         body: SetImpactedTargetsRequest,
-        response: { 200: ImpactedTargetsResponse, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: ImpactedTargetsResponse, ...errorResponses(400, 401, 403, 404, 413) },
       },
     },
     async (request) => {
