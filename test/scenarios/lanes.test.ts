@@ -29,7 +29,13 @@ describe.each(testDialects)("parallel lanes on %s", (dialect) => {
 
   const queue = { repo, targetBranch: "main" };
   const createQueue = (settings: Record<string, unknown> = {}) =>
-    s.api("createQueue", { ...queue, requiredStatuses: ["ci"], mode: "parallel", concurrency: 8, ...settings });
+    s.api("createQueue", {
+      ...queue,
+      requiredStatuses: ["ci"],
+      mode: "parallel",
+      concurrency: 8,
+      ...settings,
+    });
   const setTargets = async (number: number, impactedTargets: string[] | "ALL") => {
     const sha = s.repo.pullRequest(number).headSha;
     const answer = await s.api("setImpactedTargets", { ...queue, pr: { number, sha }, impactedTargets });
@@ -53,7 +59,9 @@ describe.each(testDialects)("parallel lanes on %s", (dialect) => {
     (await s.api("getMergeQueueTestingDetails", { ...queue, testRunId })).body;
   const runOf = async (number: number) => run((await record(number)).testRunId);
   const report = async (number: number, state: "success" | "failure") => {
-    s.repo.reportStatus((await runOf(number)).testBranchSha, "ci", state, { targetUrl: "https://ci.example/1" });
+    s.repo.reportStatus((await runOf(number)).testBranchSha, "ci", state, {
+      targetUrl: "https://ci.example/1",
+    });
     await s.settle();
   };
   const onMain = (number: number) => s.repo.fileAt("main", `src/${number}.ts`) !== undefined;
