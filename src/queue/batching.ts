@@ -72,16 +72,50 @@ export function batchSize(state: QueueState): number {
 }
 
 /**
- * The next run of the main line (contract 5.6): the first ready PR alone without batching or when it is
- * `noBatch`; else it and the ready PRs behind it in its lane (contract 5.7; every one in single mode) up to
- * the batch size. A PR passed over, of another lane or `noBatch`, keeps its place ahead of the PRs of its
- * own lane: none of them joins the batch. A full batch starts at once; a smaller one once its oldest PR has
- * waited `batchingMaxWaitTimeMinutes`.
+ * The next run of the main line (contract 5.6, 5.7): of the batches the lanes would start (see laneBatches),
+ * the first that may start at once, else the one whose wait ends first. A batch waiting to fill holds back
+ * only its own lane.
  */
 export function formingBatch(state: QueueState): FormingBatch | null {
-  const ready = waitingPrs(state).filter((prNumber) => entry(state, prNumber).state === "pending");
-  const first = ready[0];
-  if (first === undefined) return null;
+  let next: FormingBatch | null = null;
+  for (const batch of laneBatches(state)) {
+    if (next === null || batch.startsAt < next.startsAt) next = batch;
+    if (next.startsAt === -Infinity) break;
+  }
+  return next;
+}
+
+/**
+ * The next batch of each lane, in queue order of their first PRs; in single mode, the one batch. A PR behind a
+ * batch in its lane (or in the lane of a PR so held back) waits for it: it never starts ahead of it.
+ */
+function* laneBatches(state: QueueState): Generator<FormingBatch> {
+  let ready = waitingPrs(state).filter((prNumber) => entry(state, prNumber).state === "pending");
+  while (ready.length > 0) {
+    const batch = batchFrom(state, ready);
+    yield batch;
+    if (state.settings.mode === "single") return;
+    const inBatch = new Set(batch.prNumbers);
+    const heldBack = batch.prNumbers.map((prNumber) => entry(state, prNumber));
+    ready = ready.filter((prNumber) => {
+      if (inBatch.has(prNumber)) return false;
+      const pr = entry(state, prNumber);
+      if (!heldBack.some((other) => inSameLane(state, pr, other))) return true;
+      heldBack.push(pr);
+      return false;
+    });
+  }
+}
+
+/**
+ * The batch `ready` (ready PRs in queue order) starts with: its first PR alone without batching or when it is
+ * `noBatch`; else it and the ready PRs behind it in its lane (contract 5.7; every one in single mode) up to the
+ * batch size. A PR passed over, of another lane or `noBatch`, keeps its place ahead of the PRs of its own lane:
+ * none of them joins the batch. A full batch starts at once; a smaller one once its oldest PR has waited
+ * `batchingMaxWaitTimeMinutes`.
+ */
+function batchFrom(state: QueueState, ready: readonly number[]): FormingBatch {
+  const first = ready[0] as number;
   const { batch, batchingMaxWaitTimeMinutes } = state.settings;
   if (!batch || entry(state, first).noBatch) return { prNumbers: [first], startsAt: -Infinity };
   const size = batchSize(state);

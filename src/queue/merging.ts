@@ -1,4 +1,4 @@
-import { removeFromQueue } from "./abandonment.ts";
+import { releaseStarted, removeFromQueue } from "./abandonment.ts";
 import { cancelDetail } from "./cancellation.ts";
 import { fastForwardTarget, mergeIdOf, mergePullRequest } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
@@ -43,7 +43,7 @@ function planFor(state: QueueState, prNumber: number): MergePlan | null | undefi
   // not see, and each PR still lands as a merge commit of its own commits, as merge_commit promises.
   // Rebuilding instead would retest a lane each time another lane merged first, serialising the lanes again.
   // In single mode nothing else may be on the target, so it is not the tested code: the runs are rebuilt.
-  const fastForward = mergeMethod === "merge_commit" && !rewritten && !target.othersMerged;
+  const fastForward = mergeMethod === "merge_commit" && !rewritten && target.prefixOfTestedCommit;
   if (mergeMethod === "merge_commit" && !fastForward && mode === "single") return null;
   return { run, prNumbers: target.unmerged, fastForward };
 }
@@ -51,17 +51,19 @@ function planFor(state: QueueState, prNumber: number): MergePlan | null | undefi
 /**
  * The largest group of passed PRs that one passed run tested, on top of what the target holds: in single mode
  * the front of the stack; in parallel mode the front of a lane, whatever the other lanes do (contract 5.7).
- * Null when passed PRs wait for a merge that the target no longer allows: their runs must be rebuilt.
+ * When there is none: the passed PRs whose runs were tested on a base the target no longer holds (their runs
+ * must be rebuilt), if any.
  */
-function planGroup(state: QueueState): MergePlan | "none" | null {
-  let blocked = false;
+function planGroup(state: QueueState): MergePlan | { readonly stale: readonly number[] } {
+  const stale: number[] = [];
   const started = startedPrs(state);
   for (let index = started.length - 1; index >= 0; index--) {
-    const plan = planFor(state, started[index] as number);
-    if (plan === null) blocked = true;
+    const prNumber = started[index] as number;
+    const plan = planFor(state, prNumber);
+    if (plan === null) stale.push(prNumber);
     else if (plan !== undefined) return plan;
   }
-  return blocked ? null : "none";
+  return { stale };
 }
 
 /**
@@ -99,15 +101,20 @@ export function planMerge(draft: QueueDraft): void {
   const state = draft.state;
   if (state.merging !== null || state.status === "paused") return;
   const plan = planGroup(state);
-  if (plan === null) {
-    // The target does not hold what the runs were built on: rebuild rather than merge untested code.
-    rebuildAllRuns(
-      draft,
-      `${state.targetBranch} no longer matches the base its runs were built on; testing again.`,
-    );
+  if ("run" in plan) {
+    mergeNext(draft, plan);
     return;
   }
-  if (plan !== "none") mergeNext(draft, plan);
+  if (plan.stale.length === 0) return;
+  // The target does not hold what the runs were built on: rebuild rather than merge untested code. In single
+  // mode every run is built on the ones ahead; in parallel mode only the stale runs' lanes are rebuilt.
+  const detail = `${state.targetBranch} no longer matches the base its runs were built on; testing again.`;
+  if (state.settings.mode === "single") rebuildAllRuns(draft, detail);
+  else {
+    for (const prNumber of plan.stale) {
+      releaseStarted(draft, prNumber, { to: "waiting", reason: "target_moved", detail });
+    }
+  }
 }
 
 /** Cancellations that waited for the merge (see cancellation.ts) apply to the PRs it did not merge. */

@@ -118,7 +118,7 @@ function baseRunFor(state: QueueState, dependsOn: readonly number[]): TestRun | 
   const target = targetOfRun(state, run);
   const sameContent =
     target !== null &&
-    !target.othersMerged &&
+    target.prefixOfTestedCommit &&
     target.unmerged.length === dependsOn.length &&
     target.unmerged.every((prNumber, index) => prNumber === dependsOn[index]);
   return sameContent ? run : undefined;

@@ -6,8 +6,12 @@ import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
 export interface TargetOfRun {
   /** The run's content (`dependsOn`, then `prs`) not merged yet, in order. */
   readonly unmerged: readonly number[];
-  /** The queue merged PRs outside the run's content since it started: their changes are not in its commit. */
-  readonly othersMerged: boolean;
+  /**
+   * The target holds exactly the run's basis and the first PRs of its content, in order: nothing another lane
+   * merged, and no content PR merged ahead of an independent one before it. Only then is the tested commit a
+   * descendant of the target head.
+   */
+  readonly prefixOfTestedCommit: boolean;
 }
 
 /** The PRs the queue merged since it had merged `from`, in merge order; null when one is no longer known. */
@@ -20,22 +24,36 @@ function queueMergesSince(state: QueueState, from: number): readonly PullRequest
 
 /**
  * The Not Rocket Science rule (contract 5.4, 5.7): the target holds a tested state of the run when it holds
- * the run's basis (no push from outside since) plus the queue's own merges only, the run's content PRs merged
- * so far are exactly its first ones, in order, and every other PR the queue merged since the run started
- * lies in no lane of the run's content (always the case in single mode: every PR is in the one lane, so there
- * may be none). Such a PR changes nothing the run's tests cover, so the target with it is as tested as
- * without it. Null when the target holds no tested state of the run.
+ * the run's basis (no push from outside since) plus the queue's own merges only, each of the run's content PRs
+ * merged so far merged after every PR ahead of it in the content that shares its lane, and every other PR the
+ * queue merged since the run started lies in no lane of the run's content. Changes in different lanes touch no
+ * common target, so their order does not matter: the target is the tested content up to such changes. In single
+ * mode every PR is in the one lane, so the merged content must be the first PRs in order and nothing else. Null
+ * when the target holds no tested state of the run.
  */
 export function targetOfRun(state: QueueState, run: TestRun): TargetOfRun | null {
   if (run.basisSha !== state.target.basisSha) return null;
   const mergedSince = queueMergesSince(state, run.mergeCountAtStart);
   if (mergedSince === null) return null;
   const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
-  const own = mergedSince.filter((pr) => content.includes(pr.number));
-  if (own.some((pr, index) => pr.number !== content[index])) return null;
-  const others = mergedSince.filter((pr) => !content.includes(pr.number));
   const lane = content.flatMap((prNumber) => state.prs[prNumber] ?? []);
   if (lane.length !== content.length) return null;
+  const merged = lane.filter((pr) => pr.state === "merged" && mergedSince.includes(pr));
+  const outOfOrder = merged.some((pr) =>
+    lane
+      .slice(0, lane.indexOf(pr))
+      .some(
+        (ahead) =>
+          inSameLane(state, ahead, pr) &&
+          (!merged.includes(ahead) || (ahead.mergeIndex as number) > (pr.mergeIndex as number)),
+      ),
+  );
+  if (outOfOrder) return null;
+  const others = mergedSince.filter((pr) => !content.includes(pr.number));
   if (others.some((other) => lane.some((member) => inSameLane(state, member, other)))) return null;
-  return { unmerged: content.slice(own.length), othersMerged: others.length > 0 };
+  const prefix = mergedSince.every((pr, index) => pr.number === content[index]);
+  return {
+    unmerged: content.filter((prNumber) => !merged.some((pr) => pr.number === prNumber)),
+    prefixOfTestedCommit: prefix,
+  };
 }

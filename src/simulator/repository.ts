@@ -110,8 +110,9 @@ export class SimulatedRepository {
     this.passed.add(sha);
     const commit = this.commits.get(sha);
     if (this.lanes !== undefined && commit !== undefined) {
+      // Not only down to the first landed PR: other lanes land PRs out of this commit's order.
       for (let at: Commit | null = commit; at !== null; at = at.parent) {
-        if (at.pr === null || this.landedAt.has(at.pr)) break;
+        if (at.pr === null || this.landedAt.has(at.pr)) continue;
         this.passedHolding.set(at.pr, [...(this.passedHolding.get(at.pr) ?? []), commit]);
       }
     }
@@ -158,8 +159,9 @@ export class SimulatedRepository {
 
   /**
    * Contract 5.7: a lane's PR may merge on a target that other lanes moved since its run. The target is then
-   * fine when a passed commit holding the PR holds nothing the target lacks, and every other PR on the target
-   * impacts no target of the PR's: the code the PR's tests cover is what they tested.
+   * fine when a passed commit holding the PR holds, up to the PR, nothing the target lacks, and every other PR
+   * on the target impacts no target of the PR's: the code the PR's tests cover is what they tested. Up to the
+   * PR: a group merged one PR at a time lands through the states its commit starts with, as in single mode.
    */
   private testedInItsLane(commit: Commit, prNumber: number): boolean {
     const lanes = this.lanes;
@@ -167,7 +169,7 @@ export class SimulatedRepository {
     const own = impactedTargetsOf(this.day, prNumber, lanes);
     const onTarget = prsOf(commit);
     return (this.passedHolding.get(prNumber) ?? []).some((tested) => {
-      const inTested = prsOf(tested);
+      const inTested = prsOf(upTo(tested, prNumber));
       if ([...inTested].some((pr) => !onTarget.has(pr))) return false;
       return [...onTarget].every(
         (pr) => inTested.has(pr) || !targetsIntersect(impactedTargetsOf(this.day, pr, lanes), own),
@@ -181,6 +183,13 @@ export class SimulatedRepository {
     }
     this.target = commit;
   }
+}
+
+/** The commit of `commit`'s history that merged the PR. */
+function upTo(commit: Commit, prNumber: number): Commit {
+  let at: Commit | null = commit;
+  while (at !== null && at.pr !== prNumber) at = at.parent;
+  return at ?? commit;
 }
 
 /** The PRs a commit holds. */

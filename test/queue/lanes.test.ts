@@ -189,6 +189,63 @@ describe("parallel mode lanes (contract 5.7)", () => {
     expect(queue.runOf(3).dependsOn).toEqual([1]);
   });
 
+  it("merges a PR whose independent dependencies merged in another order than it tested them", () => {
+    const queue = parallel({ concurrency: 3 }, { 1: ["a"], 2: ["b"], 3: ["a", "b"] });
+    const joined = queue.runOf(3).id;
+    expect(queue.runOf(3).dependsOn).toEqual([1, 2]);
+
+    // #2 merges before #1: they share no target, so the target still holds what #3 was tested on.
+    queue.pass(3).pass(2).mergeSucceeds().pass(1).mergeSucceeds();
+
+    expect(queue.stateOf(1)).toBe("merged");
+    expect(queue.stateOf(2)).toBe("merged");
+    expect(queue.commandsOf("merge_pull_request")).toEqual([expect.objectContaining({ prNumber: 3 })]);
+    expect(queue.state.prs[3]?.passingRunId).toBe(joined);
+  });
+
+  it("holds a small batch for the wait without holding back a full batch of another lane", () => {
+    const settings = {
+      mode: "parallel",
+      batch: true,
+      batchingMinSize: 2,
+      batchingMaxWaitTimeMinutes: 10,
+    } as const;
+    const queue = aScenario({ ...settings, concurrency: 3 }, "paused");
+    submitIn(queue, { 1: ["a"], 2: ["b"], 3: ["b"], 4: ["a", "c"] });
+    queue.on({ type: "queue_updated", settings: {}, status: "running" });
+    // #1 and #4 fill a batch in lane a; #2 and #3 in lane b: both start at once.
+    expect(queue.inFlight("main")).toEqual([
+      [1, 4],
+      [2, 3],
+    ]);
+
+    submitIn(queue, { 5: ["a"], 6: ["d"], 7: ["d"] });
+    // #5 waits alone for a second PR of its lane; #6 and #7 of lane d start meanwhile.
+    expect(queue.inFlight("main")).toEqual([
+      [1, 4],
+      [2, 3],
+      [6, 7],
+    ]);
+    expect(queue.stateOf(5)).toBe("pending");
+  });
+
+  it("lets a batch that waited its time start, on its lane's PRs ahead", () => {
+    const settings = {
+      mode: "parallel",
+      batch: true,
+      batchingMinSize: 2,
+      batchingMaxWaitTimeMinutes: 10,
+    } as const;
+    const queue = aScenario({ ...settings, concurrency: 2 }, "paused");
+    submitIn(queue, { 1: ["a"], 2: ["a"], 3: ["b"] });
+    queue.on({ type: "queue_updated", settings: {}, status: "running" });
+    expect(queue.inFlight("main")).toEqual([[1, 2]]);
+
+    queue.tick(10);
+    expect(queue.inFlight("main")).toEqual([[1, 2], [3]]);
+    expect(queue.runOf(3).dependsOn).toEqual([]);
+  });
+
   it("fast-forwards merge_commit while no other lane merged, else merges through the API with a merge commit", () => {
     const queue = parallel({ mergeMethod: "merge_commit", concurrency: 3 }, { 1: ["a"], 2: ["b"], 3: ["a"] });
 
