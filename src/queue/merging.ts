@@ -22,12 +22,15 @@ interface MergePlan {
  * What a passed PR's run lets merge now: the PRs of its tested content not merged yet, all passed, when
  * the target holds a tested state of it (see targetOfRun). A PR vouched for by a run behind (contract 5.5) is
  * merged with that run's own PRs. `null` when its run tested it on a base the target no longer holds;
- * undefined when it is not its run's last PR, or waits for PRs of its content still testing.
+ * undefined when it is not its run's last PR not merged yet, or waits for PRs of its content still testing.
  */
 function planFor(state: QueueState, prNumber: number): MergePlan | null | undefined {
   const runId = state.prs[prNumber]?.passingRunId;
   const run = runId == null ? undefined : state.runs[runId];
-  if (run?.testBranchSha == null || run.prs.at(-1)?.number !== prNumber) return undefined;
+  // The run's last PR not merged yet plans for the run. In parallel mode that may be another than its last: a
+  // PR of another lane tested with it may have merged from a run behind that did not hold it.
+  const lastUnmerged = run?.prs.findLast((pr) => state.prs[pr.number]?.state !== "merged");
+  if (run?.testBranchSha == null || lastUnmerged?.number !== prNumber) return undefined;
   const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
   const waiting = content.map((number) => state.prs[number]?.state).filter((known) => known !== "merged");
   if (!waiting.every((known) => known === "tests_passed")) return undefined;

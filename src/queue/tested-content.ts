@@ -26,7 +26,8 @@ function queueMergesSince(state: QueueState, from: number): readonly PullRequest
  * The Not Rocket Science rule (contract 5.4, 5.7): the target holds a tested state of the run when it holds
  * the run's basis (no push from outside since) plus the queue's own merges only, each of the run's content PRs
  * merged so far merged after every PR ahead of it in the content that shares its lane, and every other PR the
- * queue merged since the run started lies in no lane of the run's content. Changes in different lanes touch no
+ * queue merged since the run started lies in no lane of the content still to land (what landed already was
+ * checked when it did). Changes in different lanes touch no
  * common target, so their order does not matter: the target is the tested content up to such changes. In single
  * mode every PR is in the one lane, so the merged content must be the first PRs in order and nothing else. Null
  * when the target holds no tested state of the run.
@@ -50,10 +51,11 @@ export function targetOfRun(state: QueueState, run: TestRun): TargetOfRun | null
   );
   if (outOfOrder) return null;
   const others = mergedSince.filter((pr) => !content.includes(pr.number));
-  if (others.some((other) => lane.some((member) => inSameLane(state, member, other)))) return null;
+  const landing = lane.filter((pr) => !merged.includes(pr));
+  if (others.some((other) => landing.some((member) => inSameLane(state, member, other)))) return null;
   const prefix = mergedSince.every((pr, index) => pr.number === content[index]);
   return {
-    unmerged: content.filter((prNumber) => !merged.some((pr) => pr.number === prNumber)),
+    unmerged: landing.map((pr) => pr.number),
     prefixOfTestedCommit: prefix,
   };
 }

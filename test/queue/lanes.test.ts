@@ -203,6 +203,27 @@ describe("parallel mode lanes (contract 5.7)", () => {
     expect(queue.state.prs[3]?.passingRunId).toBe(joined);
   });
 
+  it("merges a batch's PR left behind when a run that did not hold it merged the rest of its batch", () => {
+    const settings = {
+      mode: "parallel",
+      batch: true,
+      batchingMinSize: 3,
+      batchingMaxWaitTimeMinutes: 0,
+      mergeMethod: "merge_commit",
+    } as const;
+    const queue = aScenario({ ...settings, concurrency: 2 }, "paused");
+    // #2 and #3 join #1's batch through its "ALL"; #4 behind needs #1 and #3, not #2.
+    submitIn(queue, { 1: "ALL", 2: ["a"], 3: ["b"] });
+    queue.on({ type: "queue_updated", settings: {}, status: "running" });
+    submitIn(queue, { 4: ["b"] });
+    expect(queue.runOf(4).dependsOn).toEqual([1, 3]);
+
+    queue.pass(4).pass(1).mergeAll();
+
+    expect([1, 3, 4].map((number) => queue.stateOf(number))).toEqual(["merged", "merged", "merged"]);
+    expect(queue.stateOf(2)).toBe("merged");
+  });
+
   it("holds a small batch for the wait without holding back a full batch of another lane", () => {
     const settings = {
       mode: "parallel",
