@@ -3,20 +3,15 @@
 import type { QueueCommand, QueueEvent } from "../queue/index.ts";
 import { classifyGitHubFailure, githubMessage } from "../ports/github-failures.ts";
 import type { RepoAddress } from "../ports/github-reads.ts";
+import { holdsCommit } from "./commit-ancestry.ts";
 import type { GitHubGateway } from "./gateway.ts";
 
 type CheckDirectMerge = Extract<QueueCommand, { type: "check_direct_merge" }>;
 
-/** GitHub's compare of the target head with the PR head: the PR head holds it when nothing of it is behind. */
+/** The PR head holds the target head when nothing of it is behind. */
 async function headContainsTarget(github: GitHubGateway, repo: RepoAddress, command: CheckDirectMerge) {
   const octokit = await github.octokit(repo);
-  const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
-    owner: repo.owner,
-    repo: repo.name,
-    basehead: `${command.targetSha}...${command.headSha}`,
-    per_page: 1,
-  });
-  return data.status === "ahead" || data.status === "identical";
+  return holdsCommit(octokit, { owner: repo.owner, repo: repo.name }, command.headSha, command.targetSha);
 }
 
 /**

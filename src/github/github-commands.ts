@@ -8,6 +8,7 @@ import type { QueueLocation } from "../ports/queue-location.ts";
 import { classifyGitHubFailure, githubMessage } from "../ports/github-failures.ts";
 import type { GitHubGateway } from "./gateway.ts";
 import type { InstallationOctokit } from "./octokit.ts";
+import { holdsCommit } from "./commit-ancestry.ts";
 import { checkDirectMerge } from "./direct-merge-check.ts";
 import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
@@ -135,6 +136,10 @@ async function fastForwardTarget(
   const firstPr = command.prNumbers[0] ?? 0;
   const head = await targetHead(octokit, repo, command.targetBranch);
   if (head === command.sha) return { type: "merge_succeeded", mergeId: command.mergeId, sha: head };
+  // A retry whose first attempt moved the branch, its answer lost, and someone pushed on top since: it merged.
+  if (head !== command.expectedHeadSha && (await holdsCommit(octokit, repo, head, command.sha))) {
+    return { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
+  }
   if (head !== command.expectedHeadSha) {
     return {
       type: "merge_failed",

@@ -301,6 +301,10 @@ export class FakeGitHub {
   private fastForward(command: Extract<QueueCommand, { type: "fast_forward_target" }>): Execution {
     const succeeded: QueueEvent = { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
     if (this.target === command.sha) return { results: [succeeded], webhooks: [] };
+    // A retry after the first attempt moved the branch (its answer lost) and someone pushed on top since.
+    if (this.target !== command.expectedHeadSha && this.isAncestor(command.sha, this.target)) {
+      return { results: [succeeded], webhooks: [] };
+    }
     // The queue expects the head GitHub has, so the tested commit must be built on it: else git refuses the
     // fast-forward, and the queue would take its own head for a push from outside.
     if (this.target === command.expectedHeadSha && !this.isAncestor(this.target, command.sha))

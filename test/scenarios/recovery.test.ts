@@ -96,4 +96,44 @@ describe("recovery", () => {
     expect(s.repo.comments(1)).toHaveLength(commentsBefore);
     expect(s.repo.log("main").filter((message) => message.startsWith("Change 1"))).toHaveLength(1);
   });
+
+  it("a fast-forward retried after someone pushed on top of it reports the merge it made", async () => {
+    await s.api("createQueue", {
+      repo,
+      targetBranch: "main",
+      requiredStatuses: ["ci"],
+      mergeMethod: "merge_commit",
+    });
+    s.repo.openPullRequest({
+      number: 1,
+      title: "Change 1",
+      author: "alice",
+      files: { "src/one.ts": "one\n" },
+    });
+    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    await s.settle();
+    const { testRunId } = await record(1);
+    const run = (await s.api("getMergeQueueTestingDetails", { repo, targetBranch: "main", testRunId })).body;
+    s.repo.reportStatus(run.testBranchSha, "ci", "success");
+    await s.settle();
+    expect(s.repo.branch("main")).toBe(run.testBranchSha);
+
+    // The answer to the fast-forward was lost; someone pushed on top before the worker tried it again.
+    const pushed = s.repo.commit("main", { "docs/later.md": "later\n" });
+    const rows = await s.store.db.selectFrom("outbox_commands").select(["command", "queue_id"]).execute();
+    const fastForward = rows
+      .map((row) => ({ ...row, parsed: JSON.parse(row.command) as QueueCommand }))
+      .find((row) => row.parsed.type === "fast_forward_target")!;
+    const executor = new GitHubCommandExecutor(
+      new GitHubGateway(testProbot(s.fake.fetch)),
+      s.store,
+      () => s.server.config.publicUrl,
+    );
+    const location = (await queueLocation(s.store.db, fastForward.queue_id))!;
+
+    expect(await executor.execute(location, fastForward.parsed)).toEqual([
+      expect.objectContaining({ type: "merge_succeeded", sha: run.testBranchSha }),
+    ]);
+    expect(s.repo.branch("main")).toBe(pushed);
+  });
 });
