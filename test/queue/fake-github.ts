@@ -117,9 +117,9 @@ export class FakeGitHub {
 
   /**
    * Not Rocket Science, one PR at a time (contract 5.4, 5.7): `content` ends with the PR's change and holds a
-   * passed commit's content up to it, in order, except for changes inserted before some of it, each of which
-   * is independent of every change it was inserted before (merges of other lanes since that commit's run
-   * started: they cannot change what its tests saw).
+   * passed commit's content up to it, in its order except where two independent changes swapped places (lanes
+   * merge in their own order), and besides it only changes each independent of every tested change it came
+   * before (merges of other lanes since that commit's run started: they cannot change what its tests saw).
    */
   private isTested(content: readonly string[]): boolean {
     const last = content.at(-1) as string;
@@ -128,12 +128,14 @@ export class FakeGitHub {
       const upTo = passed.indexOf(last);
       if (upTo < 0) return false;
       const tested = passed.slice(0, upTo + 1);
-      let next = 0;
-      for (const token of content) {
-        if (token === tested[next]) next++;
-        else if (!tested.slice(next).every((later) => this.independent(token, later))) return false;
-      }
-      return next === tested.length;
+      if (!tested.every((token) => content.includes(token))) return false;
+      return content.every((token, index) => {
+        const place = tested.indexOf(token);
+        return content
+          .slice(index + 1)
+          .filter((later) => tested.includes(later))
+          .every((later) => (place >= 0 && tested.indexOf(later) > place) || this.independent(token, later));
+      });
     });
   }
 
