@@ -14,6 +14,12 @@ export interface StoredQueueState {
 export interface QueueStep {
   stored: StoredQueueState;
   next: QueueState;
+  /**
+   * The states the queue passed through from `stored.state` to `next`, when several dispatches were stepped in
+   * one transaction: the projections (records, transitions, counters) follow each of them, as if each had been
+   * saved on its own.
+   */
+  through?: readonly QueueState[];
   commands: readonly QueueCommand[];
   now: number;
   /** Links of PRs in test run records: the core does not know the repository's URL. */

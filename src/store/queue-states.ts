@@ -106,10 +106,15 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
     .where("queue_id", "=", stored.queueId)
     .execute();
   await enqueueCommands(trx, stored.queueId, stored.nextCommandSeq, commands, now);
-  await projectSubmissions(trx, stored.state, next);
-  await projectTestRuns(trx, stored.state, next, step.prUrl);
-  await advanceCounters(trx, stored.queueId, countersAdvancedBy(stored.state, next));
-  await projectQueueSettings(trx, stored.state, next, now);
+  const states = [stored.state, ...(step.through ?? []), next];
+  for (let i = 1; i < states.length; i++) {
+    const [before, after] = [states[i - 1]!, states[i]!];
+    if (before === after) continue;
+    await projectSubmissions(trx, before, after);
+    await projectTestRuns(trx, before, after, step.prUrl);
+    await advanceCounters(trx, stored.queueId, countersAdvancedBy(before, after));
+    await projectQueueSettings(trx, before, after, now);
+  }
 }
 
 /** Submissions whose entry changed: their row, record and new transitions. */
