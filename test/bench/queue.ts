@@ -12,6 +12,7 @@ import { playQueue } from "../../src/simulator/queue-policy.ts";
 import { formatComparison } from "../../src/simulator/report.ts";
 import { compare } from "../../src/simulator/simulate.ts";
 import { aPr, aQueue, T0 } from "../support/queue-factories.ts";
+import { benchSchedulerScale } from "./scheduler-scale.ts";
 import { benchWebhooks, type LoadOptions, soakWebhooks } from "./webhook-load.ts";
 import { stressDay, typicalDay } from "../simulator/days.ts";
 
@@ -118,5 +119,6 @@ if (soak >= 0) {
 } else {
   for (const line of benchStep()) console.log(line);
   for (const load of loads) console.log(await benchWebhooks(load));
+  console.log(await benchSchedulerScale());
   if (!args.includes("--service")) for (const line of benchPolicies()) console.log(line);
 }

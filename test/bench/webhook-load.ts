@@ -1,9 +1,12 @@
-// Webhook load for npm run bench:queue: signed status deliveries on testing runs, 8 at a time, end to end (HTTP →
-// translation → step → transaction → answer), on one queue or spread over several, on SQLite or PostgreSQL.
+// Webhook load for npm run bench:queue: signed status deliveries on testing runs, 8 at a time from another process
+// (webhook-sender.ts), end to end (HTTP → translation → step → transaction → answer), on one queue or spread over
+// several, on SQLite or PostgreSQL.
+import { type ChildProcess, fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import type { Dialect } from "../../src/store/database.ts";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
-import { deliverWebhook } from "../support/webhooks.ts";
+import type { SendOrder, SendReport } from "./webhook-sender.ts";
 
 const concurrentDeliveries = 8;
 
@@ -65,35 +68,18 @@ async function testingQueues(scenario: Scenario, queues: number): Promise<string
   return shas;
 }
 
-/** Sends `deliveries` (each under a fresh delivery id) 8 at a time until `until()` says stop. */
-async function deliver(
-  scenario: Scenario,
-  deliveries: readonly Delivery[],
-  until: (sent: number) => boolean,
-  runId: string,
-): Promise<LoadResult> {
-  const latencies: number[] = [];
-  const started = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (!until(next)) {
-      const index = next++;
-      const delivery = deliveries[index % deliveries.length]!;
-      const sent = performance.now();
-      const response = await deliverWebhook(
-        scenario.server.url,
-        delivery.name,
-        delivery.payload,
-        `${runId}-${index}`,
-      );
-      if (response.status !== 200) throw new Error(`delivery answered ${response.status}`);
-      await response.arrayBuffer();
-      latencies.push(performance.now() - sent);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrentDeliveries }, worker));
-  latencies.sort((a, b) => a - b);
-  return { events: latencies.length, seconds: (performance.now() - started) / 1000, latencies };
+/** Sends the deliveries from the sender process and waits for its report. */
+function deliver(sender: ChildProcess, order: Omit<SendOrder, "concurrency">): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const failed = () => reject(new Error("the webhook sender failed"));
+    sender.once("exit", failed);
+    sender.once("message", (report: SendReport) => {
+      sender.off("exit", failed);
+      const latencies = [...report.latencies].sort((a, b) => a - b);
+      resolve({ events: latencies.length, seconds: report.seconds, latencies });
+    });
+    sender.send({ ...order, concurrency: concurrentDeliveries });
+  });
 }
 
 /** Status deliveries from CI on the runs' commits, round robin over the queues. */
@@ -111,15 +97,21 @@ export interface LoadOptions {
 
 async function withLoad<T>(
   { dialect, queues }: LoadOptions,
-  work: (scenario: Scenario, deliveries: Delivery[]) => Promise<T>,
+  work: (
+    send: (order: Omit<SendOrder, "concurrency" | "url" | "deliveries">) => Promise<LoadResult>,
+  ) => Promise<T>,
 ): Promise<T> {
   const scenario = await startScenario({ dialect });
+  const sender = fork(fileURLToPath(new URL("./webhook-sender.ts", import.meta.url)), {
+    execArgv: ["--import", "tsx"],
+  });
   try {
     const shas = await testingQueues(scenario, queues);
     const deliveries = statusDeliveries(scenario, shas, 3000);
     scenario.fake.takeWebhooks();
-    return await work(scenario, deliveries);
+    return await work((order) => deliver(sender, { ...order, url: scenario.server.url, deliveries }));
   } finally {
+    sender.kill();
     await scenario.close();
   }
 }
@@ -131,16 +123,13 @@ function describe({ dialect, queues }: LoadOptions): string {
 
 /** One burst of 3,000 deliveries after 500 that warm up; events per second and answer times. */
 export async function benchWebhooks(options: LoadOptions): Promise<string> {
-  return withLoad(options, async (scenario, deliveries) => {
-    await deliver(scenario, deliveries, (sent) => sent >= 500, "warm");
-    const { events, seconds, latencies } = await deliver(
-      scenario,
-      deliveries,
-      (sent) => sent >= deliveries.length,
-      "bench",
-    );
+  return withLoad(options, async (send) => {
+    await send({ count: 500, runId: "warm" });
+    const cpu = process.cpuUsage();
+    const { events, seconds, latencies } = await send({ count: 3000, runId: "bench" });
+    const { user, system } = process.cpuUsage(cpu);
     const p = (q: number) => percentile(latencies, q).toFixed(1);
-    return `webhooks end to end (${describe(options)}): ${Math.round(events / seconds)} events/s (${events} in ${seconds.toFixed(2)} s), answer p50 ${p(50)} ms, p99 ${p(99)} ms`;
+    return `webhooks end to end (${describe(options)}): ${Math.round(events / seconds)} events/s (${events} in ${seconds.toFixed(2)} s), answer p50 ${p(50)} ms, p99 ${p(99)} ms, service CPU ${Math.round((user + system) / events)} µs per event`;
   });
 }
 
@@ -148,20 +137,15 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
 /** The load for `minutes`: RSS after the first minute and at the end (no leak: within 20%). */
 export async function soakWebhooks(options: LoadOptions, minutes: number): Promise<string> {
-  return withLoad(options, async (scenario, deliveries) => {
+  return withLoad(options, async (send) => {
     const started = performance.now();
     const endsAt = started + minutes * 60_000;
     let rssAfterMinute: number | undefined;
     let total = 0;
     let round = 0;
     while (performance.now() < endsAt) {
-      const roundEnds = Math.min(endsAt, performance.now() + 10_000);
-      const { events } = await deliver(
-        scenario,
-        deliveries,
-        () => performance.now() >= roundEnds,
-        `soak${round++}`,
-      );
+      const durationMs = Math.min(10_000, endsAt - performance.now());
+      const { events } = await send({ durationMs, runId: `soak${round++}` });
       total += events;
       if (rssAfterMinute === undefined && performance.now() - started >= 60_000) {
         rssAfterMinute = process.memoryUsage().rss;
