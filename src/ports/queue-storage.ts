@@ -11,17 +11,20 @@ export interface StoredQueueState {
   nextCommandSeq: number;
 }
 
-export interface QueueStep {
-  stored: StoredQueueState;
+/** One dispatch's change to the queue: its new state, the commands it produced, and when. */
+export interface QueueStepSegment {
   next: QueueState;
-  /**
-   * The states the queue passed through from `stored.state` to `next`, when several dispatches were stepped in
-   * one transaction: the projections (records, transitions, counters) follow each of them, as if each had been
-   * saved on its own.
-   */
-  through?: readonly QueueState[];
   commands: readonly QueueCommand[];
   now: number;
+}
+
+export interface QueueStep extends QueueStepSegment {
+  stored: StoredQueueState;
+  /**
+   * The dispatches stepped before this one in the same transaction, in order, from `stored.state` on: their
+   * commands and projections (records, transitions, counters) are saved as if each had been saved on its own.
+   */
+  through?: readonly QueueStepSegment[];
   /** Links of PRs in test run records: the core does not know the repository's URL. */
   prUrl: (prNumber: number) => string;
 }

@@ -4,7 +4,7 @@
 import type { Logger } from "probot";
 import { compact, type QueueCommand, type QueueEvent, type QueueState, step } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStorage, StoredQueueState } from "../ports/queue-storage.ts";
+import type { QueueStepSegment, QueueStorage, StoredQueueState } from "../ports/queue-storage.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -108,11 +108,9 @@ export class QueueRunner {
     return store.inQueueTransaction(queueId, async (queue) => {
       const outcomes: DispatchOutcome[] = [];
       let loaded: Promise<StoredQueueState | undefined> | undefined;
-      const states: QueueState[] = [];
-      const commands: QueueCommand[] = [];
-      let now = 0;
+      const segments: QueueStepSegment[] = [];
       for (const { events, options } of group) {
-        now = clock();
+        const now = clock();
         const { delivery, completesCommandId } = options;
         const applies =
           (delivery === undefined ||
@@ -124,29 +122,30 @@ export class QueueRunner {
           outcomes.push(undefined);
           continue;
         }
-        const previous = states.at(-1) ?? stored.state;
+        const previous = segments.at(-1)?.next ?? stored.state;
         let state = previous;
+        const commands: QueueCommand[] = [];
         for (const event of events) {
           const result = step(state, event, now);
           state = result.state;
           commands.push(...result.commands);
         }
         state = compact(state, now);
-        if (state !== previous) states.push(state);
+        if (state !== previous || commands.length > 0) segments.push({ next: state, commands, now });
         outcomes.push({ previous, state });
       }
       const stored = await loaded;
-      if (stored !== undefined && (states.length > 0 || commands.length > 0)) {
+      const last = segments.at(-1);
+      if (stored !== undefined && last !== undefined) {
         await queue.saveQueueStep({
+          ...last,
           stored,
-          next: states.at(-1) ?? stored.state,
-          through: states.slice(0, -1),
-          commands,
-          now,
+          through: segments.slice(0, -1),
           prUrl: (prNumber) => this.#deps.prUrl(location, prNumber),
         });
       }
-      return { location, outcomes, commandCount: commands.length };
+      const commandCount = segments.reduce((count, segment) => count + segment.commands.length, 0);
+      return { location, outcomes, commandCount };
     });
   }
 

@@ -3,7 +3,12 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import { nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
 import { pullRequestView, testRunView } from "../presentation/queue-views.ts";
-import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../ports/queue-storage.ts";
+import type {
+  QueueNeedingAttention,
+  QueueStep,
+  QueueStepSegment,
+  StoredQueueState,
+} from "../ports/queue-storage.ts";
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { advanceCounters, countersAdvancedBy } from "./queue-metrics.ts";
@@ -90,13 +95,15 @@ export async function insertQueueState(db: Kysely<Database>, state: QueueState, 
 
 /** Saves the new state, its commands and its projections; call inside the queue's transaction. */
 export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep): Promise<void> {
-  const { stored, next, commands, now } = step;
+  const { stored, next, now } = step;
+  const segments = [...(step.through ?? []), step];
+  const commandCount = segments.reduce((count, segment) => count + segment.commands.length, 0);
   await trx
     .updateTable("queue_states")
     .set({
       state: JSON.stringify(next),
       version: stored.version + 1,
-      next_command_seq: stored.nextCommandSeq + commands.length,
+      next_command_seq: stored.nextCommandSeq + commandCount,
       next_deadline: nextDeadline(next),
       runs_in_flight: runsInFlight(next),
       bisection_runs_in_flight: runsInFlight(next, "bisection"),
@@ -105,16 +112,27 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
     })
     .where("queue_id", "=", stored.queueId)
     .execute();
-  await enqueueCommands(trx, stored.queueId, stored.nextCommandSeq, commands, now);
-  const states = [stored.state, ...(step.through ?? []), next];
-  for (let i = 1; i < states.length; i++) {
-    const [before, after] = [states[i - 1]!, states[i]!];
-    if (before === after) continue;
-    await projectSubmissions(trx, before, after);
-    await projectTestRuns(trx, before, after, step.prUrl);
-    await advanceCounters(trx, stored.queueId, countersAdvancedBy(before, after));
-    await projectQueueSettings(trx, before, after, now);
+  let previous = stored.state;
+  let seq = stored.nextCommandSeq;
+  for (const segment of segments) {
+    await enqueueCommands(trx, stored.queueId, seq, segment.commands, segment.now);
+    seq += segment.commands.length;
+    if (segment.next !== previous) await project(trx, previous, segment, step.prUrl);
+    previous = segment.next;
   }
+}
+
+/** The records, transitions, counters and settings the API and metrics read, after one state change. */
+async function project(
+  trx: Transaction<Database>,
+  previous: QueueState,
+  { next, now }: QueueStepSegment,
+  prUrl: (prNumber: number) => string,
+): Promise<void> {
+  await projectSubmissions(trx, previous, next);
+  await projectTestRuns(trx, previous, next, prUrl);
+  await advanceCounters(trx, next.queueId, countersAdvancedBy(previous, next));
+  await projectQueueSettings(trx, previous, next, now);
 }
 
 /** Submissions whose entry changed: their row, record and new transitions. */
