@@ -109,12 +109,20 @@ export class QueueRunner {
       const outcomes: DispatchOutcome[] = [];
       let loaded: Promise<StoredQueueState | undefined> | undefined;
       const segments: QueueStepSegment[] = [];
-      for (const { events, options } of group) {
-        const now = clock();
-        const { delivery, completesCommandId } = options;
+      const nows = group.map(() => clock());
+      const records = group.map(({ options: { delivery } }, index) =>
+        delivery === undefined
+          ? undefined
+          : { key: `${delivery.id}:${queueId}`, event: delivery.event, now: nows[index]! },
+      );
+      const recorded = await queue.recordDeliveries(records.filter((record) => record !== undefined));
+      for (const [index, dispatch] of group.entries()) {
+        const now = nows[index]!;
+        const record = records[index];
+        const { completesCommandId } = dispatch.options;
         const applies =
-          (delivery === undefined ||
-            (await queue.recordDelivery(`${delivery.id}:${queueId}`, delivery.event, now))) &&
+          // A delivery twice in the group is recorded once: its copy is a redelivery.
+          (record === undefined || recorded.delete(record.key)) &&
           // A command whose claim lapsed mid-run may have been run and reported by another replica already.
           (completesCommandId === undefined || (await queue.completeCommand(completesCommandId, now)));
         const stored = applies ? await (loaded ??= queue.loadQueueState(queueId)) : undefined;
@@ -125,7 +133,7 @@ export class QueueRunner {
         const previous = segments.at(-1)?.next ?? stored.state;
         let state = previous;
         const commands: QueueCommand[] = [];
-        for (const event of events) {
+        for (const event of dispatch.events) {
           const result = step(state, event, now);
           state = result.state;
           commands.push(...result.commands);

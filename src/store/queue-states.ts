@@ -2,17 +2,10 @@
 // outbox) and the projections that the API and metrics read.
 import { type Kysely, sql, type Transaction } from "kysely";
 import { nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
-import { pullRequestView, testRunView } from "../presentation/queue-views.ts";
-import type {
-  QueueNeedingAttention,
-  QueueStep,
-  QueueStepSegment,
-  StoredQueueState,
-} from "../ports/queue-storage.ts";
+import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../ports/queue-storage.ts";
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
-import { advanceCounters, countersAdvancedBy } from "./queue-metrics.ts";
-import { queueColumns } from "./queues.ts";
+import { Projections } from "./queue-projections.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -114,119 +107,12 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
     .execute();
   let previous = stored.state;
   let seq = stored.nextCommandSeq;
+  const changes = new Projections();
   for (const segment of segments) {
     await enqueueCommands(trx, stored.queueId, seq, segment.commands, segment.now);
     seq += segment.commands.length;
-    if (segment.next !== previous) await project(trx, previous, segment, step.prUrl);
+    changes.add(previous, segment);
     previous = segment.next;
   }
-}
-
-/** The records, transitions, counters and settings the API and metrics read, after one state change. */
-async function project(
-  trx: Transaction<Database>,
-  previous: QueueState,
-  { next, now }: QueueStepSegment,
-  prUrl: (prNumber: number) => string,
-): Promise<void> {
-  await projectSubmissions(trx, previous, next);
-  await projectTestRuns(trx, previous, next, prUrl);
-  await advanceCounters(trx, next.queueId, countersAdvancedBy(previous, next));
-  await projectQueueSettings(trx, previous, next, now);
-}
-
-/** Submissions whose entry changed: their row, record and new transitions. */
-async function projectSubmissions(trx: Transaction<Database>, previous: QueueState, next: QueueState) {
-  for (const [key, pr] of Object.entries(next.prs)) {
-    const before = previous.prs[Number(key)];
-    if (before === pr) continue;
-    const view = pullRequestView(next, pr.number);
-    const row = {
-      state: pr.state,
-      state_reason: pr.stateReason,
-      state_detail: pr.stateDetail,
-      state_changed_at: pr.stateChangedAt,
-      pr_title: pr.title,
-      pr_sha: pr.headSha,
-      pr_base_branch: pr.baseBranch,
-      priority_value: pr.priorityValue,
-      used_default_priority: pr.usedDefaultPriority ? 1 : 0,
-      skip_the_line: view?.skipTheLine ? 1 : 0,
-      no_batch: pr.noBatch ? 1 : 0,
-      record: JSON.stringify(view),
-    } as const;
-    await trx
-      .insertInto("pull_request_submissions")
-      .values({
-        ...row,
-        id: pr.submissionId,
-        queue_id: next.queueId,
-        pr_number: pr.number,
-        pr_author: pr.author,
-        submitted_at: pr.submittedAt,
-      })
-      .onConflict((oc) => oc.column("id").doUpdateSet(row))
-      .execute();
-    const known = before?.submissionId === pr.submissionId ? before.history.length : 0;
-    const added = pr.history.slice(known);
-    if (added.length > 0) {
-      await trx
-        .insertInto("pull_request_transitions")
-        .values(
-          added.map((transition, index) => ({
-            submission_id: pr.submissionId,
-            seq: known + index,
-            queue_id: next.queueId,
-            pr_number: pr.number,
-            state: transition.state,
-            reason: transition.reason,
-            at: transition.at,
-          })),
-        )
-        .onConflict((oc) => oc.columns(["submission_id", "seq"]).doNothing())
-        .execute();
-    }
-  }
-}
-
-async function projectTestRuns(
-  trx: Transaction<Database>,
-  previous: QueueState,
-  next: QueueState,
-  prUrl: (prNumber: number) => string,
-) {
-  for (const run of Object.values(next.runs)) {
-    if (previous.runs[run.id] === run) continue;
-    const row = {
-      status: run.status,
-      test_branch: run.testBranch,
-      test_branch_sha: run.testBranchSha,
-      ended_at: run.endedAt,
-      end_reason: run.endReason,
-      purpose: run.purpose ?? "main",
-      record: JSON.stringify(testRunView(next, run.id, prUrl)),
-    };
-    await trx
-      .insertInto("test_runs")
-      .values({ ...row, id: run.id, queue_id: next.queueId, started_at: run.startedAt })
-      .onConflict((oc) => oc.column("id").doUpdateSet(row))
-      .execute();
-  }
-}
-
-/** The queues table mirrors the settings and state the core holds, for listings and metrics. */
-async function projectQueueSettings(
-  trx: Transaction<Database>,
-  previous: QueueState,
-  next: QueueState,
-  now: number,
-) {
-  const state = next.pendingMode === null ? next.status : "switching_modes";
-  const previousState = previous.pendingMode === null ? previous.status : "switching_modes";
-  if (previous.settings === next.settings && state === previousState) return;
-  await trx
-    .updateTable("queues")
-    .set({ ...queueColumns(next.settings, state), updated_at: now })
-    .where("id", "=", next.queueId)
-    .execute();
+  await changes.save(trx, stored.queueId, step.prUrl);
 }

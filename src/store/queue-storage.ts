@@ -1,7 +1,7 @@
 // The queue runner's storage (src/ports/queue-storage.ts) on this database.
 import type { QueueStorage, QueueTransaction } from "../ports/queue-storage.ts";
 import type { Connection } from "./connection.ts";
-import { purgeDeliveries, recordDelivery } from "./deliveries.ts";
+import { purgeDeliveries, recordDeliveries } from "./deliveries.ts";
 import {
   claimNextCommand,
   completeCommand,
@@ -28,7 +28,7 @@ export function queueStorage({ db, dialect }: Connection): QueueStorage {
         const queue: QueueTransaction = {
           loadQueueState: (id) => loadQueueState(trx, id),
           saveQueueStep: (step) => saveQueueStep(trx, step),
-          recordDelivery: (key, event, now) => recordDelivery(trx, key, event, now),
+          recordDeliveries: (deliveries) => recordDeliveries(trx, deliveries),
           completeCommand: (id, now, error) => completeCommand(trx, id, now, error),
           deleteQueue: (id) => deleteQueueRow(trx, id),
         };
