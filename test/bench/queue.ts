@@ -13,6 +13,7 @@ import { formatComparison } from "../../src/simulator/report.ts";
 import { compare } from "../../src/simulator/simulate.ts";
 import { aPr, aQueue, T0 } from "../support/queue-factories.ts";
 import { benchSchedulerScale } from "./scheduler-scale.ts";
+import { benchStateSize } from "./state-size.ts";
 import { benchWebhooks, type LoadOptions, soakWebhooks } from "./webhook-load.ts";
 import { stressDay, typicalDay } from "../simulator/days.ts";
 
@@ -120,5 +121,6 @@ if (soak >= 0) {
   for (const line of benchStep()) console.log(line);
   for (const load of loads) console.log(await benchWebhooks(load));
   console.log(await benchSchedulerScale());
+  console.log(benchStateSize());
   if (!args.includes("--service")) for (const line of benchPolicies()) console.log(line);
 }
