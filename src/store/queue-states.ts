@@ -6,6 +6,7 @@ import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../port
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { Projections } from "./queue-projections.ts";
+import type { QueueStateCache } from "./state-cache.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -22,22 +23,33 @@ export async function lockQueue(
   }
 }
 
+/** The queue's state; with a cache, parsed again only when another step saved it since this process last did. */
 export async function loadQueueState(
   db: Kysely<Database>,
   queueId: string,
+  cache?: QueueStateCache,
 ): Promise<StoredQueueState | undefined> {
+  const current = cache && (await queueStateVersion(db, queueId));
+  const cached = current && cache?.get(queueId, current.version);
+  if (current && cached) return { queueId, state: cached, ...current };
   const row = await db
     .selectFrom("queue_states")
     .select(["state", "version", "next_command_seq"])
     .where("queue_id", "=", queueId)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  return {
-    queueId,
-    state: JSON.parse(row.state) as QueueState,
-    version: row.version,
-    nextCommandSeq: row.next_command_seq,
-  };
+  const state = JSON.parse(row.state) as QueueState;
+  cache?.set(queueId, row.version, state);
+  return { queueId, state, version: row.version, nextCommandSeq: row.next_command_seq };
+}
+
+async function queueStateVersion(db: Kysely<Database>, queueId: string) {
+  const row = await db
+    .selectFrom("queue_states")
+    .select(["version", "next_command_seq"])
+    .where("queue_id", "=", queueId)
+    .executeTakeFirst();
+  return row && { version: row.version, nextCommandSeq: row.next_command_seq };
 }
 
 function runsInFlight(state: QueueState, pool: "any" | "bisection" = "any"): number {
