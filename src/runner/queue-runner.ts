@@ -74,10 +74,15 @@ export class QueueRunner {
       }
       const group = [dispatch];
       this.#gathering.set(queueId, group);
-      void this.#mutex.run(queueId, () => {
-        if (this.#gathering.get(queueId) === group) this.#gathering.delete(queueId);
-        return this.#stepGroup(queueId, group);
-      });
+      void this.#mutex
+        .run(queueId, () => {
+          if (this.#gathering.get(queueId) === group) this.#gathering.delete(queueId);
+          return this.#stepGroup(queueId, group);
+        })
+        // The callers have their answers by then: what fails after the commit (the decision log) is only logged.
+        .catch((error: unknown) =>
+          this.#deps.log.error({ err: error, queueId }, "after a queue step committed"),
+        );
     });
   }
 

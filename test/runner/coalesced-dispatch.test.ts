@@ -5,11 +5,14 @@ import fc from "fast-check";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { QueueEvent, QueueSettings } from "../../src/queue/index.ts";
+import type { QueueStorage } from "../../src/ports/queue-storage.ts";
 import { QueueRunner } from "../../src/runner/queue-runner.ts";
 import { insertQueueState } from "../../src/store/queue-states.ts";
 import { insertQueue } from "../../src/store/queues.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
+import { anOutboxQueue } from "../support/outbox.ts";
+import { aPr, T0 } from "../support/queue-factories.ts";
 import { action, initialSettings } from "../queue/actions.ts";
 import { type Action, Simulation } from "../queue/simulation.ts";
 
@@ -143,4 +146,38 @@ describe("dispatches grouped in one transaction", () => {
     // The property says something only if dispatches were in fact grouped.
     expect(savedTransactions).toBeGreaterThan(0);
   }, 120_000);
+
+  it("fail one by one: a dispatch whose transaction fails does not fail those it was grouped with", async () => {
+    const store = await createTestStore("sqlite");
+    stores.push(store);
+    const queueId = await anOutboxQueue(store, "widgets");
+    // The database refuses whatever records the delivery "refused", as a full disk would.
+    const failing: QueueStorage = {
+      ...store,
+      inQueueTransaction: (id, work) =>
+        store.inQueueTransaction(id, (queue) =>
+          work({
+            ...queue,
+            recordDeliveries: async (deliveries) => {
+              if (deliveries.some(({ key }) => key.startsWith("refused"))) throw new Error("disk full");
+              return queue.recordDeliveries(deliveries);
+            },
+          }),
+        ),
+    };
+    const runner = new QueueRunner({
+      store: failing,
+      clock: () => T0,
+      log: pino({ level: "silent" }),
+      prUrl: (_, prNumber) => `https://github.com/acme/widgets/pull/${prNumber}`,
+      onCommandsSaved: () => {},
+    });
+    const submit = (prNumber: number, deliveryId: string) =>
+      runner.dispatch(queueId, [aPr(prNumber)], { delivery: { id: deliveryId, event: "pull_request" } });
+
+    const results = await Promise.allSettled([submit(1, "first"), submit(2, "refused"), submit(3, "third")]);
+
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(Object.keys((await store.loadQueueState(queueId))!.state.prs)).toEqual(["1", "3"]);
+  });
 });
