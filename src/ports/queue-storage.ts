@@ -11,11 +11,20 @@ export interface StoredQueueState {
   nextCommandSeq: number;
 }
 
-export interface QueueStep {
-  stored: StoredQueueState;
+/** One dispatch's change to the queue: its new state, the commands it produced, and when. */
+export interface QueueStepSegment {
   next: QueueState;
   commands: readonly QueueCommand[];
   now: number;
+}
+
+export interface QueueStep extends QueueStepSegment {
+  stored: StoredQueueState;
+  /**
+   * The dispatches stepped before this one in the same transaction, in order, from `stored.state` on: their
+   * commands and projections (records, transitions, counters) are saved as if each had been saved on its own.
+   */
+  through?: readonly QueueStepSegment[];
   /** Links of PRs in test run records: the core does not know the repository's URL. */
   prUrl: (prNumber: number) => string;
 }
@@ -54,16 +63,23 @@ export interface Claim {
   leaseMs: number;
 }
 
+/** A webhook delivery processed for a queue: `key` names both. */
+export interface DeliveryRecord {
+  key: string;
+  event: string;
+  now: number;
+}
+
 /** What a use case does inside one queue's transaction: all of it is saved together or not at all. */
 export interface QueueTransaction {
   loadQueueState(queueId: string): Promise<StoredQueueState | undefined>;
   /** Saves the new state, its commands and its projections. */
   saveQueueStep(step: QueueStep): Promise<void>;
   /**
-   * Records that a webhook delivery was processed for the queue; false when it already was. Recorded here, the
-   * delivery counts as processed only together with its effect.
+   * Records that webhook deliveries were processed for the queue; answers the keys recorded now (the others
+   * already were). Recorded here, a delivery counts as processed only together with its effect.
    */
-  recordDelivery(key: string, event: string, now: number): Promise<boolean>;
+  recordDeliveries(deliveries: readonly DeliveryRecord[]): Promise<Set<string>>;
   /** False when the command was completed already (by a replica that took over a lapsed claim). */
   completeCommand(id: string, now: number, error?: string | null): Promise<boolean>;
   /** Deletes the queue and everything that belongs to it. */

@@ -6,7 +6,7 @@ import type { PullRequestEntry, QueueState } from "./state.ts";
 
 const MINUTE_MS = 60_000;
 /** How far back adaptive batching looks at the PRs the queue decided. */
-const ADAPTIVE_WINDOW_MS = 3 * 60 * MINUTE_MS;
+export const ADAPTIVE_WINDOW_MS = 3 * 60 * MINUTE_MS;
 /**
  * The failure rate adaptive batching assumes before it has seen anything, weighted as this many PRs: a new
  * queue starts with moderate batches and follows what it sees once a few dozen PRs were decided.

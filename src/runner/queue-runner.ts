@@ -2,9 +2,9 @@
 // state, step, save the new state with its commands and projections in one transaction, then hand the commands
 // to the worker.
 import type { Logger } from "probot";
-import { compact, type QueueEvent, type QueueState, step } from "../queue/index.ts";
+import { compact, type QueueCommand, type QueueEvent, type QueueState, step } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStorage } from "../ports/queue-storage.ts";
+import type { QueueStepSegment, QueueStorage, StoredQueueState } from "../ports/queue-storage.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -26,67 +26,145 @@ export interface DispatchOptions {
   completesCommandId?: string;
 }
 
+/** One call of `dispatch`, waiting for the queue's lock. */
+interface PendingDispatch {
+  events: readonly QueueEvent[];
+  options: DispatchOptions;
+  resolve: (state: QueueState | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A dispatch's own result: the state after its events, and the state before them (for the decision log). */
+type DispatchOutcome = { previous: QueueState; state: QueueState } | undefined;
+
+interface SteppedGroup {
+  location: QueueLocation | undefined;
+  /** One per dispatch of the group, in its order (none when the queue is gone). */
+  outcomes: DispatchOutcome[];
+  commandCount: number;
+}
+
+/**
+ * Dispatches to a queue that arrive while one of its steps runs are stepped together once the lock is free: each
+ * in arrival order with its own clock reading, exactly as one at a time, but loaded, saved and committed in one
+ * transaction (a burst of CI webhooks costs one commit instead of one each).
+ */
 export class QueueRunner {
   readonly #deps: RunnerDependencies;
   readonly #mutex = new KeyedMutex();
+  /** Per queue, the dispatches waiting for the lock that a newcomer may still join. */
+  readonly #gathering = new Map<string, PendingDispatch[]>();
 
   constructor(deps: RunnerDependencies) {
     this.#deps = deps;
   }
 
   /** Applies events to a queue, one step each, atomically. Returns the new state (undefined: no queue). */
-  async dispatch(
+  dispatch(
     queueId: string,
     events: readonly QueueEvent[],
     options: DispatchOptions = {},
   ): Promise<QueueState | undefined> {
+    return new Promise((resolve, reject) => {
+      const dispatch = { events, options, resolve, reject };
+      const gathering = this.#gathering.get(queueId);
+      if (gathering !== undefined) {
+        gathering.push(dispatch);
+        return;
+      }
+      const group = [dispatch];
+      this.#gathering.set(queueId, group);
+      void this.#mutex
+        .run(queueId, () => {
+          if (this.#gathering.get(queueId) === group) this.#gathering.delete(queueId);
+          return this.#stepGroup(queueId, group);
+        })
+        // The callers have their answers by then: what fails after the commit (the decision log) is only logged.
+        .catch((error: unknown) =>
+          this.#deps.log.error({ err: error, queueId }, "after a queue step committed"),
+        );
+    });
+  }
+
+  async #stepGroup(queueId: string, group: readonly PendingDispatch[]): Promise<void> {
+    let stepped: SteppedGroup;
+    try {
+      stepped = await this.#stepTogether(queueId, group);
+    } catch (error) {
+      if (group.length === 1) return group[0]!.reject(error);
+      // One dispatch's failure must not fail those it was grouped with: alone, each succeeds or fails by itself.
+      for (const dispatch of group) await this.#stepGroup(queueId, [dispatch]);
+      return;
+    }
+    const { location, outcomes, commandCount } = stepped;
+    for (const [index, dispatch] of group.entries()) dispatch.resolve(outcomes[index]?.state);
+    if (location === undefined) return;
+    for (const outcome of outcomes) {
+      if (outcome !== undefined) logDecisions(this.#deps.log, location, outcome.previous, outcome.state);
+    }
+    if (commandCount > 0) this.#deps.onCommandsSaved(queueId);
+  }
+
+  /** Steps the dispatches' events, each after the one before, and saves the result in one transaction. */
+  async #stepTogether(queueId: string, group: readonly PendingDispatch[]): Promise<SteppedGroup> {
     const { store, clock } = this.#deps;
-    return this.#mutex.run(queueId, async () => {
-      const location = await store.queueLocation(queueId);
-      if (location === undefined) return undefined;
-      const now = clock();
-      const outcome = await store.inQueueTransaction(queueId, async (queue) => {
-        const { delivery, completesCommandId } = options;
-        if (
-          delivery !== undefined &&
-          !(await queue.recordDelivery(`${delivery.id}:${queueId}`, delivery.event, now))
-        ) {
-          return undefined;
+    const location = await store.queueLocation(queueId);
+    if (location === undefined) return { location, outcomes: [], commandCount: 0 };
+    return store.inQueueTransaction(queueId, async (queue) => {
+      const outcomes: DispatchOutcome[] = [];
+      let loaded: Promise<StoredQueueState | undefined> | undefined;
+      const segments: QueueStepSegment[] = [];
+      const nows = group.map(() => clock());
+      const records = group.map(({ options: { delivery } }, index) =>
+        delivery === undefined
+          ? undefined
+          : { key: `${delivery.id}:${queueId}`, event: delivery.event, now: nows[index]! },
+      );
+      const recorded = await queue.recordDeliveries(records.filter((record) => record !== undefined));
+      for (const [index, dispatch] of group.entries()) {
+        const now = nows[index]!;
+        const record = records[index];
+        const { completesCommandId } = dispatch.options;
+        const applies =
+          // A delivery twice in the group is recorded once: its copy is a redelivery.
+          (record === undefined || recorded.delete(record.key)) &&
+          // A command whose claim lapsed mid-run may have been run and reported by another replica already.
+          (completesCommandId === undefined || (await queue.completeCommand(completesCommandId, now)));
+        const stored = applies ? await (loaded ??= queue.loadQueueState(queueId)) : undefined;
+        if (stored === undefined) {
+          outcomes.push(undefined);
+          continue;
         }
-        // A command whose claim lapsed mid-run may have been run and reported by another replica already.
-        if (completesCommandId !== undefined && !(await queue.completeCommand(completesCommandId, now))) {
-          return undefined;
-        }
-        const stored = await queue.loadQueueState(queueId);
-        if (stored === undefined) return undefined;
-        let state = stored.state;
-        const commands = [];
-        for (const event of events) {
+        const previous = segments.at(-1)?.next ?? stored.state;
+        let state = previous;
+        const commands: QueueCommand[] = [];
+        for (const event of dispatch.events) {
           const result = step(state, event, now);
           state = result.state;
           commands.push(...result.commands);
         }
         state = compact(state, now);
-        if (state !== stored.state || commands.length > 0) {
-          await queue.saveQueueStep({
-            stored,
-            next: state,
-            commands,
-            now,
-            prUrl: (prNumber) => this.#deps.prUrl(location, prNumber),
-          });
-        }
-        return { previous: stored.state, state, commandCount: commands.length };
-      });
-      if (outcome === undefined) return undefined;
-      logDecisions(this.#deps.log, location, outcome.previous, outcome.state);
-      if (outcome.commandCount > 0) this.#deps.onCommandsSaved(queueId);
-      return outcome.state;
+        if (state !== previous || commands.length > 0) segments.push({ next: state, commands, now });
+        outcomes.push({ previous, state });
+      }
+      const stored = await loaded;
+      const last = segments.at(-1);
+      if (stored !== undefined && last !== undefined) {
+        await queue.saveQueueStep({
+          ...last,
+          stored,
+          through: segments.slice(0, -1),
+          prUrl: (prNumber) => this.#deps.prUrl(location, prNumber),
+        });
+      }
+      const commandCount = segments.reduce((count, segment) => count + segment.commands.length, 0);
+      return { location, outcomes, commandCount };
     });
   }
 
-  /** Runs `action` while no step of the queue runs in this process. */
+  /** Runs `action` while no step of the queue runs in this process; later dispatches wait for it. */
   exclusively<T>(queueId: string, action: () => Promise<T>): Promise<T> {
+    this.#gathering.delete(queueId);
     return this.#mutex.run(queueId, action);
   }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import type { DeliveryRecord } from "../ports/queue-storage.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -12,12 +13,22 @@ export async function recordDelivery(
   event: string,
   now: number,
 ): Promise<boolean> {
+  return (await recordDeliveries(db, [{ key, event, now }])).has(key);
+}
+
+/** `recordDelivery` for several deliveries in one statement: the keys recorded now, the others were already. */
+export async function recordDeliveries(
+  db: Kysely<Database>,
+  deliveries: readonly DeliveryRecord[],
+): Promise<Set<string>> {
+  if (deliveries.length === 0) return new Set();
   const inserted = await db
     .insertInto("webhook_deliveries")
-    .values({ id: key, event, received_at: now, handled_at: now })
+    .values(deliveries.map(({ key, event, now }) => ({ id: key, event, received_at: now, handled_at: now })))
     .onConflict((oc) => oc.column("id").doNothing())
-    .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+    .returning("id")
+    .execute();
+  return new Set(inserted.map((row) => row.id));
 }
 
 export type DeliveryClaim = "claimed" | "handled" | "in_progress";

@@ -2,12 +2,12 @@
 // outbox) and the projections that the API and metrics read.
 import { type Kysely, sql, type Transaction } from "kysely";
 import { nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
-import { pullRequestView, testRunView } from "../presentation/queue-views.ts";
 import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../ports/queue-storage.ts";
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
-import { advanceCounters, countersAdvancedBy, lanesInFlight } from "./queue-metrics.ts";
-import { queueColumns } from "./queues.ts";
+import { Projections } from "./queue-projections.ts";
+import { lanesInFlight } from "./queue-metrics.ts";
+import type { QueueStateCache } from "./state-cache.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -24,22 +24,33 @@ export async function lockQueue(
   }
 }
 
+/** The queue's state; with a cache, parsed again only when another step saved it since this process last did. */
 export async function loadQueueState(
   db: Kysely<Database>,
   queueId: string,
+  cache?: QueueStateCache,
 ): Promise<StoredQueueState | undefined> {
+  const current = cache && (await queueStateVersion(db, queueId));
+  const cached = current && cache?.get(queueId, current.version);
+  if (current && cached) return { queueId, state: cached, ...current };
   const row = await db
     .selectFrom("queue_states")
     .select(["state", "version", "next_command_seq"])
     .where("queue_id", "=", queueId)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  return {
-    queueId,
-    state: JSON.parse(row.state) as QueueState,
-    version: row.version,
-    nextCommandSeq: row.next_command_seq,
-  };
+  const state = JSON.parse(row.state) as QueueState;
+  cache?.set(queueId, row.version, state);
+  return { queueId, state, version: row.version, nextCommandSeq: row.next_command_seq };
+}
+
+async function queueStateVersion(db: Kysely<Database>, queueId: string) {
+  const row = await db
+    .selectFrom("queue_states")
+    .select(["version", "next_command_seq"])
+    .where("queue_id", "=", queueId)
+    .executeTakeFirst();
+  return row && { version: row.version, nextCommandSeq: row.next_command_seq };
 }
 
 function runsInFlight(state: QueueState, pool: "any" | "bisection" = "any"): number {
@@ -90,13 +101,15 @@ export async function insertQueueState(db: Kysely<Database>, state: QueueState, 
 
 /** Saves the new state, its commands and its projections; call inside the queue's transaction. */
 export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep): Promise<void> {
-  const { stored, next, commands, now } = step;
+  const { stored, next, now } = step;
+  const segments = [...(step.through ?? []), step];
+  const commandCount = segments.reduce((count, segment) => count + segment.commands.length, 0);
   await trx
     .updateTable("queue_states")
     .set({
       state: JSON.stringify(next),
       version: stored.version + 1,
-      next_command_seq: stored.nextCommandSeq + commands.length,
+      next_command_seq: stored.nextCommandSeq + commandCount,
       next_deadline: nextDeadline(next),
       runs_in_flight: runsInFlight(next),
       bisection_runs_in_flight: runsInFlight(next, "bisection"),
@@ -106,105 +119,14 @@ export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep)
     })
     .where("queue_id", "=", stored.queueId)
     .execute();
-  await enqueueCommands(trx, stored.queueId, stored.nextCommandSeq, commands, now);
-  await projectSubmissions(trx, stored.state, next);
-  await projectTestRuns(trx, stored.state, next, step.prUrl);
-  await advanceCounters(trx, stored.queueId, countersAdvancedBy(stored.state, next));
-  await projectQueueSettings(trx, stored.state, next, now);
-}
-
-/** Submissions whose entry changed: their row, record and new transitions. */
-async function projectSubmissions(trx: Transaction<Database>, previous: QueueState, next: QueueState) {
-  for (const [key, pr] of Object.entries(next.prs)) {
-    const before = previous.prs[Number(key)];
-    if (before === pr) continue;
-    const view = pullRequestView(next, pr.number);
-    const row = {
-      state: pr.state,
-      state_reason: pr.stateReason,
-      state_detail: pr.stateDetail,
-      state_changed_at: pr.stateChangedAt,
-      pr_title: pr.title,
-      pr_sha: pr.headSha,
-      pr_base_branch: pr.baseBranch,
-      priority_value: pr.priorityValue,
-      used_default_priority: pr.usedDefaultPriority ? 1 : 0,
-      skip_the_line: view?.skipTheLine ? 1 : 0,
-      no_batch: pr.noBatch ? 1 : 0,
-      record: JSON.stringify(view),
-    } as const;
-    await trx
-      .insertInto("pull_request_submissions")
-      .values({
-        ...row,
-        id: pr.submissionId,
-        queue_id: next.queueId,
-        pr_number: pr.number,
-        pr_author: pr.author,
-        submitted_at: pr.submittedAt,
-      })
-      .onConflict((oc) => oc.column("id").doUpdateSet(row))
-      .execute();
-    const known = before?.submissionId === pr.submissionId ? before.history.length : 0;
-    const added = pr.history.slice(known);
-    if (added.length > 0) {
-      await trx
-        .insertInto("pull_request_transitions")
-        .values(
-          added.map((transition, index) => ({
-            submission_id: pr.submissionId,
-            seq: known + index,
-            queue_id: next.queueId,
-            pr_number: pr.number,
-            state: transition.state,
-            reason: transition.reason,
-            at: transition.at,
-          })),
-        )
-        .onConflict((oc) => oc.columns(["submission_id", "seq"]).doNothing())
-        .execute();
-    }
+  let previous = stored.state;
+  let seq = stored.nextCommandSeq;
+  const changes = new Projections();
+  for (const segment of segments) {
+    await enqueueCommands(trx, stored.queueId, seq, segment.commands, segment.now);
+    seq += segment.commands.length;
+    changes.add(previous, segment);
+    previous = segment.next;
   }
-}
-
-async function projectTestRuns(
-  trx: Transaction<Database>,
-  previous: QueueState,
-  next: QueueState,
-  prUrl: (prNumber: number) => string,
-) {
-  for (const run of Object.values(next.runs)) {
-    if (previous.runs[run.id] === run) continue;
-    const row = {
-      status: run.status,
-      test_branch: run.testBranch,
-      test_branch_sha: run.testBranchSha,
-      ended_at: run.endedAt,
-      end_reason: run.endReason,
-      purpose: run.purpose ?? "main",
-      record: JSON.stringify(testRunView(next, run.id, prUrl)),
-    };
-    await trx
-      .insertInto("test_runs")
-      .values({ ...row, id: run.id, queue_id: next.queueId, started_at: run.startedAt })
-      .onConflict((oc) => oc.column("id").doUpdateSet(row))
-      .execute();
-  }
-}
-
-/** The queues table mirrors the settings and state the core holds, for listings and metrics. */
-async function projectQueueSettings(
-  trx: Transaction<Database>,
-  previous: QueueState,
-  next: QueueState,
-  now: number,
-) {
-  const state = next.pendingMode === null ? next.status : "switching_modes";
-  const previousState = previous.pendingMode === null ? previous.status : "switching_modes";
-  if (previous.settings === next.settings && state === previousState) return;
-  await trx
-    .updateTable("queues")
-    .set({ ...queueColumns(next.settings, state), updated_at: now })
-    .where("id", "=", next.queueId)
-    .execute();
+  await changes.save(trx, stored.queueId, step.prUrl);
 }

@@ -1,7 +1,7 @@
 // The queue runner's storage (src/ports/queue-storage.ts) on this database.
-import type { QueueStorage, QueueTransaction } from "../ports/queue-storage.ts";
+import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-storage.ts";
 import type { Connection } from "./connection.ts";
-import { purgeDeliveries, recordDelivery } from "./deliveries.ts";
+import { purgeDeliveries, recordDeliveries } from "./deliveries.ts";
 import {
   claimNextCommand,
   completeCommand,
@@ -19,23 +19,33 @@ import {
   saveQueueStep,
 } from "./queue-states.ts";
 import { deleteQueueRow, insertQueue } from "./queues.ts";
+import { QueueStateCache } from "./state-cache.ts";
 
 export function queueStorage({ db, dialect }: Connection): QueueStorage {
+  const states = new QueueStateCache();
   return {
-    inQueueTransaction: (queueId, work) =>
-      db.transaction().execute(async (trx) => {
+    async inQueueTransaction(queueId, work) {
+      const saved: QueueStep[] = [];
+      const result = await db.transaction().execute(async (trx) => {
         await lockQueue(trx, dialect, queueId);
         const queue: QueueTransaction = {
-          loadQueueState: (id) => loadQueueState(trx, id),
-          saveQueueStep: (step) => saveQueueStep(trx, step),
-          recordDelivery: (key, event, now) => recordDelivery(trx, key, event, now),
+          loadQueueState: (id) => loadQueueState(trx, id, states),
+          saveQueueStep: async (step) => {
+            await saveQueueStep(trx, step);
+            saved.push(step);
+          },
+          recordDeliveries: (deliveries) => recordDeliveries(trx, deliveries),
           completeCommand: (id, now, error) => completeCommand(trx, id, now, error),
           deleteQueue: (id) => deleteQueueRow(trx, id),
         };
         return work(queue);
-      }),
+      });
+      // Only once committed: a state rolled back must not be taken for the version it would have been.
+      for (const { stored, next } of saved) states.set(stored.queueId, stored.version + 1, next);
+      return result;
+    },
     queueLocation: (queueId) => queueLocation(db, queueId),
-    loadQueueState: (queueId) => loadQueueState(db, queueId),
+    loadQueueState: (queueId) => loadQueueState(db, queueId, states),
     createQueue: (queue, state, now) =>
       db.transaction().execute(async (trx) => {
         if (!(await insertQueue(trx, queue, now))) return false;

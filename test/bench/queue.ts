@@ -1,6 +1,9 @@
 // npm run bench:queue — the queue core's step time with 1,000 PRs queued, webhook events processed per
-// second end to end (signed HTTP delivery → translation → step → SQLite transaction) on this machine, and
-// the queue policies compared by the simulator on the stress day and the typical day, 10 pooled seeds each.
+// second end to end (signed HTTP delivery → translation → step → transaction → answer) on this machine, on
+// SQLite and, when TEST_DATABASE_URL is set, on PostgreSQL, and the queue policies compared by the simulator on
+// the stress day and the typical day, 10 pooled seeds each.
+//   -- --service      the step and webhook figures only, without the simulator's tables
+//   -- --soak [min]   only the webhook load for that many minutes (default 2), with RSS after 1 min and at the end
 import { performance } from "node:perf_hooks";
 import { step, type QueueEvent, type QueueState } from "../../src/queue/index.ts";
 import { generateDay } from "../../src/simulator/model.ts";
@@ -9,8 +12,9 @@ import { playQueue } from "../../src/simulator/queue-policy.ts";
 import { formatComparison } from "../../src/simulator/report.ts";
 import { compare } from "../../src/simulator/simulate.ts";
 import { aPr, aQueue, T0 } from "../support/queue-factories.ts";
-import { repoRef as repo, startScenario } from "../support/queue-scenario.ts";
-import { deliverWebhook } from "../support/webhooks.ts";
+import { benchSchedulerScale } from "./scheduler-scale.ts";
+import { benchStateSize } from "./state-size.ts";
+import { benchWebhooks, type LoadOptions, soakWebhooks } from "./webhook-load.ts";
 import { stressDay, typicalDay } from "../simulator/days.ts";
 
 const queuedPrs = 1000;
@@ -52,65 +56,6 @@ function benchStep(): string[] {
     const mean = sorted.reduce((sum, t) => sum + t, 0) / sorted.length;
     return `step(${name}) with ${queuedPrs} PRs queued: mean ${(mean * 1000).toFixed(0)} µs, p50 ${(percentile(sorted, 50) * 1000).toFixed(0)} µs, p95 ${(percentile(sorted, 95) * 1000).toFixed(0)} µs`;
   });
-}
-
-async function benchWebhooks(): Promise<string> {
-  const scenario = await startScenario();
-  try {
-    await scenario.api("createQueue", {
-      repo,
-      targetBranch: "main",
-      requiredStatuses: ["ci"],
-      concurrency: 4,
-    });
-    for (let n = 1; n <= 4; n++) {
-      scenario.repo.openPullRequest({
-        number: n,
-        title: `Change ${n}`,
-        author: "alice",
-        files: { [`src/${n}.ts`]: "x" },
-      });
-      await scenario.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: n } });
-    }
-    await scenario.settle();
-    const run = (await scenario.api("getQueue", { repo, targetBranch: "main" })).body;
-    if (run.enqueuedPullRequests.length !== 4) throw new Error("the PRs did not queue");
-    const pr = (
-      await scenario.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number: 1 } })
-    ).body;
-    const details = (
-      await scenario.api("getMergeQueueTestingDetails", {
-        repo,
-        targetBranch: "main",
-        testRunId: pr.testRunId,
-      })
-    ).body;
-    // CI keeps reporting progress on the run's commit: every delivery is a status webhook the queue steps on.
-    const deliveries = Array.from({ length: 3000 }, (_, i) => {
-      const delivery = scenario.repo.reportStatus(details.testBranchSha, `job-${i % 50}`, "pending");
-      return { name: delivery.name, payload: delivery.payload, id: `bench-${i}` };
-    });
-    scenario.fake.takeWebhooks();
-    const started = performance.now();
-    let next = 0;
-    const worker = async () => {
-      while (next < deliveries.length) {
-        const delivery = deliveries[next++]!;
-        const response = await deliverWebhook(
-          scenario.server.url,
-          delivery.name,
-          delivery.payload,
-          delivery.id,
-        );
-        if (response.status !== 200) throw new Error(`delivery answered ${response.status}`);
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, worker));
-    const seconds = (performance.now() - started) / 1000;
-    return `webhooks end to end (status events on a testing run, SQLite, 8 concurrent deliveries): ${Math.round(deliveries.length / seconds)} events/s (${deliveries.length} in ${seconds.toFixed(2)} s)`;
-  } finally {
-    await scenario.close();
-  }
 }
 
 const DAYS = [
@@ -158,7 +103,24 @@ function benchPolicies(): string[] {
   ];
 }
 
+const args = process.argv.slice(2);
+const dialects = process.env.TEST_DATABASE_URL ? (["sqlite", "postgres"] as const) : (["sqlite"] as const);
+const loads: LoadOptions[] = dialects.flatMap((dialect) => [
+  { dialect, queues: 1 },
+  { dialect, queues: 10 },
+]);
+
 console.log("Switchyard queue benchmark (this machine)");
-for (const line of benchStep()) console.log(line);
-console.log(await benchWebhooks());
-for (const line of benchPolicies()) console.log(line);
+const soak = args.indexOf("--soak");
+if (soak >= 0) {
+  const minutes = Number(args[soak + 1] ?? 2);
+  console.log(
+    await soakWebhooks({ dialect: dialects.at(-1)!, queues: 10 }, Number.isFinite(minutes) ? minutes : 2),
+  );
+} else {
+  for (const line of benchStep()) console.log(line);
+  for (const load of loads) console.log(await benchWebhooks(load));
+  console.log(await benchSchedulerScale());
+  console.log(benchStateSize());
+  if (!args.includes("--service")) for (const line of benchPolicies()) console.log(line);
+}

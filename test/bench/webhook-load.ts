@@ -1,0 +1,162 @@
+// Webhook load for npm run bench:queue: signed status deliveries on testing runs, 8 at a time from another process
+// (webhook-sender.ts), end to end (HTTP → translation → step → transaction → answer), on one queue or spread over
+// several, on SQLite or PostgreSQL.
+import { type ChildProcess, fork } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import type { Dialect } from "../../src/store/database.ts";
+import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
+import type { SendOrder, SendReport } from "./webhook-sender.ts";
+
+const concurrentDeliveries = 8;
+
+interface Delivery {
+  name: string;
+  payload: unknown;
+}
+
+export interface LoadResult {
+  events: number;
+  seconds: number;
+  /** Answer times in ms, sorted. */
+  latencies: number[];
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** The sha under test of the run that tests the PR numbered `prNumber` of the queue on `branch`. */
+async function testingSha(scenario: Scenario, branch: string, prNumber: number): Promise<string> {
+  const pr = (
+    await scenario.api("getSubmittedPullRequest", { repo, targetBranch: branch, pr: { number: prNumber } })
+  ).body;
+  const details = (
+    await scenario.api("getMergeQueueTestingDetails", { repo, targetBranch: branch, testRunId: pr.testRunId })
+  ).body;
+  if (typeof details.testBranchSha !== "string") throw new Error(`no run is testing on ${branch}`);
+  return details.testBranchSha;
+}
+
+/** `queues` queues, each with 4 PRs queued and testing; the shas their runs test. */
+async function testingQueues(scenario: Scenario, queues: number): Promise<string[]> {
+  const branches = Array.from({ length: queues }, (_, q) => (q === 0 ? "main" : `release-${q}`));
+  let prNumber = 0;
+  for (const branch of branches) {
+    if (branch !== "main") scenario.repo.createBranch(branch);
+    await scenario.api("createQueue", {
+      repo,
+      targetBranch: branch,
+      requiredStatuses: ["ci"],
+      concurrency: 4,
+    });
+    for (let n = 1; n <= 4; n++) {
+      prNumber++;
+      scenario.repo.openPullRequest({
+        number: prNumber,
+        base: branch,
+        title: `Change ${prNumber}`,
+        author: "alice",
+        files: { [`src/${prNumber}.ts`]: "x" },
+      });
+      await scenario.api("submitPullRequest", { repo, targetBranch: branch, pr: { number: prNumber } });
+    }
+  }
+  await scenario.settle();
+  const shas = [];
+  for (const [q, branch] of branches.entries()) shas.push(await testingSha(scenario, branch, 4 * q + 1));
+  return shas;
+}
+
+/** Sends the deliveries from the sender process and waits for its report. */
+function deliver(sender: ChildProcess, order: Omit<SendOrder, "concurrency">): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const failed = () => reject(new Error("the webhook sender failed"));
+    sender.once("exit", failed);
+    sender.once("message", (report: SendReport) => {
+      sender.off("exit", failed);
+      const latencies = [...report.latencies].sort((a, b) => a - b);
+      resolve({ events: latencies.length, seconds: report.seconds, latencies });
+    });
+    sender.send({ ...order, concurrency: concurrentDeliveries });
+  });
+}
+
+/** Status deliveries from CI on the runs' commits, round robin over the queues. */
+function statusDeliveries(scenario: Scenario, shas: readonly string[], count: number): Delivery[] {
+  return Array.from({ length: count }, (_, i) => {
+    const delivery = scenario.repo.reportStatus(shas[i % shas.length]!, `job-${i % 50}`, "pending");
+    return { name: delivery.name, payload: delivery.payload };
+  });
+}
+
+export interface LoadOptions {
+  dialect: Dialect;
+  queues: number;
+}
+
+async function withLoad<T>(
+  { dialect, queues }: LoadOptions,
+  work: (
+    send: (order: Omit<SendOrder, "concurrency" | "url" | "deliveries">) => Promise<LoadResult>,
+  ) => Promise<T>,
+): Promise<T> {
+  const scenario = await startScenario({ dialect });
+  const sender = fork(fileURLToPath(new URL("./webhook-sender.ts", import.meta.url)), {
+    execArgv: ["--import", "tsx"],
+  });
+  try {
+    const shas = await testingQueues(scenario, queues);
+    const deliveries = statusDeliveries(scenario, shas, 3000);
+    scenario.fake.takeWebhooks();
+    return await work((order) => deliver(sender, { ...order, url: scenario.server.url, deliveries }));
+  } finally {
+    sender.kill();
+    await scenario.close();
+  }
+}
+
+function describe({ dialect, queues }: LoadOptions): string {
+  const spread = queues === 1 ? "one queue" : `${queues} queues`;
+  return `status events on testing runs, ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}, ${spread}, ${concurrentDeliveries} concurrent deliveries`;
+}
+
+/** One burst of 3,000 deliveries after 500 that warm up; events per second and answer times. */
+export async function benchWebhooks(options: LoadOptions): Promise<string> {
+  return withLoad(options, async (send) => {
+    await send({ count: 500, runId: "warm" });
+    const cpu = process.cpuUsage();
+    const { events, seconds, latencies } = await send({ count: 3000, runId: "bench" });
+    const { user, system } = process.cpuUsage(cpu);
+    const p = (q: number) => percentile(latencies, q).toFixed(1);
+    return `webhooks end to end (${describe(options)}): ${Math.round(events / seconds)} events/s (${events} in ${seconds.toFixed(2)} s), answer p50 ${p(50)} ms, p99 ${p(99)} ms, service CPU ${Math.round((user + system) / events)} µs per event`;
+  });
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/** The load for `minutes`: RSS after the first minute and at the end (no leak: within 20%). */
+export async function soakWebhooks(options: LoadOptions, minutes: number): Promise<string> {
+  return withLoad(options, async (send) => {
+    const started = performance.now();
+    const endsAt = started + minutes * 60_000;
+    let rssAfterMinute: number | undefined;
+    let total = 0;
+    let round = 0;
+    while (performance.now() < endsAt) {
+      const durationMs = Math.min(10_000, endsAt - performance.now());
+      const { events } = await send({ durationMs, runId: `soak${round++}` });
+      total += events;
+      if (rssAfterMinute === undefined && performance.now() - started >= 60_000) {
+        rssAfterMinute = process.memoryUsage().rss;
+      }
+    }
+    const end = process.memoryUsage().rss;
+    const seconds = (performance.now() - started) / 1000;
+    const growth =
+      rssAfterMinute === undefined
+        ? "n/a"
+        : `${(((end - rssAfterMinute) / rssAfterMinute) * 100).toFixed(1)}%`;
+    return `webhook soak (${describe(options)}) for ${minutes} min: ${Math.round(total / seconds)} events/s, RSS after 1 min ${rssAfterMinute === undefined ? "n/a" : mib(rssAfterMinute)}, at the end ${mib(end)} (${growth})`;
+  });
+}
