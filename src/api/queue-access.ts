@@ -1,16 +1,18 @@
 // The queue a request names: its repository (checked by repo-access) and its target branch.
-import { findQueue, type QueueRef } from "../store/queues.ts";
+import { findQueueVersion, type VersionedQueueRef } from "../store/queue-versions.ts";
 import type { Repository } from "../store/repositories.ts";
 import type { Principal } from "../store/tokens.ts";
 import type { QueueState } from "../queue/index.ts";
 import type { ApiDependencies } from "../http/dependencies.ts";
 import { notFound } from "../http/problem.ts";
+import { queueReadCache } from "./queue-read-cache.ts";
 import { resolveRepository } from "./repo-access.ts";
 import type { RepoRef } from "./schemas.ts";
 
 export interface QueueAccess {
   repository: Repository;
-  queue: QueueRef;
+  queue: VersionedQueueRef;
+  /** Shared with other requests (src/api/queue-read-cache.ts): never to be mutated. */
   state: QueueState;
 }
 
@@ -27,8 +29,13 @@ export async function resolveQueue(
   target: { repo: RepoRef; targetBranch: string },
 ): Promise<QueueAccess> {
   const repository = await resolveRepository(deps, principal, target.repo);
-  const queue = await findQueue(deps.store.db, repository.id, target.targetBranch);
-  const state = queue === undefined ? undefined : await deps.engine.read(queue.id);
+  const queue = await findQueueVersion(deps.store.db, repository.id, target.targetBranch);
+  const state =
+    queue === undefined
+      ? undefined
+      : await queueReadCache(deps.store).state(queue.id, queue.version, () =>
+          deps.store.loadQueueState(queue.id),
+        );
   if (queue === undefined || state === undefined) throw queueNotFound(repository, target.targetBranch);
   return { repository, queue, state };
 }

@@ -20,6 +20,7 @@ import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { conflict, notFound } from "../../http/problem.ts";
 import { type QueueAccess, resolveQueue } from "../queue-access.ts";
+import { queueReadCache } from "../queue-read-cache.ts";
 import {
   ImpactedTargetsResponse,
   ListPullRequestsRequest,
@@ -226,18 +227,23 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       },
     },
     async (request) => {
-      const { queue } = await resolveQueue(deps, principalOf(request), request.body);
+      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const { queue } = access;
       const { state, since, cursor, take = 50 } = request.body;
-      const page = await listSubmissions(deps.store.db, queue.id, {
-        state,
-        since: since === undefined ? undefined : Date.parse(since),
-        after: cursor === undefined || cursor === "" ? undefined : decodeCursor(cursor, queue.id),
-        take,
+      // Submissions are saved with the queue's state: a page stays right as long as the state does.
+      const pageKey = JSON.stringify(["listPullRequests", state, since, cursor, take]);
+      return queueReadCache(deps.store).derived(access.state, pageKey, async () => {
+        const page = await listSubmissions(deps.store.db, queue.id, {
+          state,
+          since: since === undefined ? undefined : Date.parse(since),
+          after: cursor === undefined || cursor === "" ? undefined : decodeCursor(cursor, queue.id),
+          take,
+        });
+        return {
+          pullRequests: page.records,
+          nextCursor: page.last === null ? null : encodeCursor(page.last, queue.id),
+        };
       });
-      return {
-        pullRequests: page.records,
-        nextCursor: page.last === null ? null : encodeCursor(page.last, queue.id),
-      };
     },
   );
 }
