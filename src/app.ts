@@ -9,7 +9,6 @@ import { githubInstallations, registerInstallationWebhooks } from "./github/inst
 import { registerQueueWebhooks } from "./github/webhooks/webhook-handlers.ts";
 import { scheduleTestHealthMaintenance } from "./health-use-cases/maintenance.ts";
 import { storedRepositoryFacts } from "./health-use-cases/checkout-facts.ts";
-import { processMetricsRegistry } from "./metrics/process-metrics.ts";
 import { MergeQueueEngine } from "./runner/engine.ts";
 import type { Store } from "./store/database.ts";
 import { pullRequestUrl, queuePageUrl } from "./urls.ts";
@@ -66,7 +65,10 @@ export function switchyardApp({
       packageJson.version,
     );
     addHandler?.(apiHandler(api));
-    const processMetrics = config.operatorMetrics ? processMetricsRegistry() : null;
+    // prom-client (with the tracing API it loads) is loaded only when the operator metrics are on.
+    const processMetrics = config.operatorMetrics
+      ? (await import("./metrics/process-metrics.ts")).processMetricsRegistry()
+      : null;
     // Probot runs the app only once it has the app's credentials.
     addHandler?.(operatorEndpoints({ store, log: app.log, processMetrics, githubAppRegistered: true }));
     if (startScheduler) engine.start();

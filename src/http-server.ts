@@ -6,6 +6,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { registerAuthentication } from "./api/auth.ts";
 import type { ApiDependencies } from "./http/dependencies.ts";
 import { isJsonContentType, registerJsonBodyParser } from "./http/json-body.ts";
+import { lazySchemaCompilers } from "./api/lazy-schema-compilers.ts";
 import { registerOpenApi } from "./api/openapi.ts";
 import { queuePagesPrefix } from "./web/queues/queue-addresses.ts";
 import { registerTestPages, testPagesPrefix } from "./web/test-pages.ts";
@@ -36,6 +37,7 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
     },
+    schemaController: { compilersFactory: lazySchemaCompilers() },
   });
   for (const schema of sharedSchemas) api.addSchema(schema);
   registerJsonBodyParser(api);

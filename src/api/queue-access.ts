@@ -1,17 +1,25 @@
 // The queue a request names: its repository (checked by repo-access) and its target branch.
-import { findQueue, type QueueRef } from "../store/queues.ts";
+import type { QueueRef } from "../store/queues.ts";
+import {
+  findInstalledRepositoryQueue,
+  findQueueVersion,
+  type VersionedQueueRef,
+} from "../store/queue-versions.ts";
 import type { Repository } from "../store/repositories.ts";
 import type { Principal } from "../store/tokens.ts";
 import type { QueueState } from "../queue/index.ts";
 import type { ApiDependencies } from "../http/dependencies.ts";
 import { notFound } from "../http/problem.ts";
-import { resolveRepository } from "./repo-access.ts";
+import { type QueueSnapshot, queueReadCache } from "./queue-read-cache.ts";
+import { coveredRepository, resolveRepository } from "./repo-access.ts";
 import type { RepoRef } from "./schemas.ts";
 
 export interface QueueAccess {
   repository: Repository;
   queue: QueueRef;
+  /** The queue's state as last saved, shared with other requests (./queue-read-cache.ts): never to be mutated. */
   state: QueueState;
+  snapshot: QueueSnapshot;
 }
 
 export function queueNotFound(repository: Repository, branch: string) {
@@ -26,9 +34,25 @@ export async function resolveQueue(
   principal: Principal,
   target: { repo: RepoRef; targetBranch: string },
 ): Promise<QueueAccess> {
+  const { repository, queue: found } = await findRepositoryQueue(deps, principal, target);
+  if (found === undefined) throw queueNotFound(repository, target.targetBranch);
+  const { version, ...queue } = found;
+  const snapshot = await queueReadCache(deps.store).snapshot(queue.id, version, () =>
+    deps.store.loadQueueState(queue.id),
+  );
+  if (snapshot === undefined) throw queueNotFound(repository, target.targetBranch);
+  return { repository, queue, state: snapshot.state, snapshot };
+}
+
+/** In one query when the repository is known to be installed and has the queue, as it mostly is. */
+async function findRepositoryQueue(
+  deps: ApiDependencies,
+  principal: Principal,
+  target: { repo: RepoRef; targetBranch: string },
+): Promise<{ repository: Repository; queue: VersionedQueueRef | undefined }> {
+  const covered = coveredRepository(deps, principal, target.repo);
+  const known = await findInstalledRepositoryQueue(deps.store.db, covered, target.targetBranch);
+  if (known !== undefined) return known;
   const repository = await resolveRepository(deps, principal, target.repo);
-  const queue = await findQueue(deps.store.db, repository.id, target.targetBranch);
-  const state = queue === undefined ? undefined : await deps.engine.read(queue.id);
-  if (queue === undefined || state === undefined) throw queueNotFound(repository, target.targetBranch);
-  return { repository, queue, state };
+  return { repository, queue: await findQueueVersion(deps.store.db, repository.id, target.targetBranch) };
 }

@@ -39,7 +39,7 @@ export async function resolveRepository(
 }
 
 /** contract 3: the repository `ref`, on this service's GitHub host and covered by the token's organization. */
-function coveredRepository(deps: ApiDependencies, principal: Principal, ref: RepoRef): RepoRef {
+export function coveredRepository(deps: ApiDependencies, principal: Principal, ref: RepoRef): RepoRef {
   const host = ref.host.toLowerCase();
   if (host !== deps.config.githubHost) {
     throw new Problem(

@@ -190,8 +190,8 @@ interface ReaderThread {
 let current: ReaderThread | undefined;
 
 /**
- * Starts the reader thread unless it runs, so that the first upload does not wait for it to load (a tenth of a
- * second or more); resolves once it has. The service calls it as it starts.
+ * Starts the reader thread unless it runs, so that the next upload does not wait for it to load (a tenth of a
+ * second or more); resolves once it has. The service leaves it to the first upload, to stay small while idle.
  */
 export async function startReportReader(): Promise<void> {
   await readerThread().ready;

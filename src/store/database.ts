@@ -1,9 +1,10 @@
 // Opens the database named by DATABASE_URL: SQLite for zero set-up, PostgreSQL for several replicas.
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import pg from "pg";
+import type * as pgModule from "pg";
 import type { QueueStorage } from "../ports/queue-storage.ts";
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import type { Connection, Dialect } from "./connection.ts";
@@ -29,9 +30,14 @@ function storeOn(connection: Connection): Store {
   };
 }
 
-// int8 (bigint, count(*)) comes back from pg as a string; our bigints are epoch milliseconds and counts,
-// far below 2^53, so numbers are exact and match what SQLite returns.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+/** The PostgreSQL driver, loaded only by a process that uses PostgreSQL (it is a start-up cost on SQLite). */
+function postgresDriver(): typeof pgModule {
+  const pg = createRequire(import.meta.url)("pg") as typeof pgModule;
+  // int8 (bigint, count(*)) comes back from pg as a string; our bigints are epoch milliseconds and counts,
+  // far below 2^53, so numbers are exact and match what SQLite returns.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+  return pg;
+}
 
 export function dialectOf(databaseUrl: string): Dialect {
   return databaseUrl.startsWith("file:") ? "sqlite" : "postgres";
@@ -59,7 +65,7 @@ export function openDatabase(databaseUrl: string): Store {
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return storeOn({ db, dialect });
   }
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const pool = new (postgresDriver().Pool)({ connectionString: databaseUrl, max: 10 });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return storeOn({ db, dialect });
 }

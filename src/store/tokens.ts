@@ -104,15 +104,15 @@ export async function authenticate(
   const match = tokenPattern.exec(presented);
   if (match === null) return null;
   const [, id, secret] = match as unknown as [string, string, string];
-  const row = await activeToken(db, id);
-  if (row === undefined) return null;
-  const expected = Buffer.from(row.secret_hash, "hex");
+  const token = await activeToken(db, id);
+  if (token === undefined) return null;
+  const expected = Buffer.from(token.secretHash, "hex");
   if (!timingSafeEqual(expected, Buffer.from(hashSecret(secret), "hex"))) return null;
 
-  if (row.last_used_at === null || now - row.last_used_at >= lastUsedResolutionMs) {
+  if (token.lastUsedAt === null || now - token.lastUsedAt >= lastUsedResolutionMs) {
     await db.updateTable("api_tokens").set({ last_used_at: now }).where("id", "=", id).execute();
   }
-  return principalOf(db, id, row);
+  return token.principal;
 }
 
 /**
@@ -120,38 +120,35 @@ export async function authenticate(
  * secret); null once the token is revoked or gone.
  */
 export async function principalOfToken(db: Kysely<Database>, id: string): Promise<Principal | null> {
-  const row = await activeToken(db, id);
-  return row === undefined ? null : principalOf(db, id, row);
+  return (await activeToken(db, id))?.principal ?? null;
 }
 
-async function activeToken(db: Kysely<Database>, id: string) {
-  const row = await db
+/** The token with its organization's owners, in one query: every API request reads it. */
+async function activeToken(db: Kysely<Database>, tokenId: string) {
+  const rows = await db
     .selectFrom("api_tokens")
     .innerJoin("organizations", "organizations.id", "api_tokens.organization_id")
+    .leftJoin("organization_owners", "organization_owners.organization_id", "organizations.id")
     .select([
       "api_tokens.secret_hash",
       "api_tokens.revoked_at",
       "api_tokens.last_used_at",
       "organizations.id as organizationId",
       "organizations.slug as organizationSlug",
+      "organization_owners.host",
+      "organization_owners.owner_key as ownerKey",
     ])
-    .where("api_tokens.id", "=", id)
-    .executeTakeFirst();
-  return row?.revoked_at === null ? row : undefined;
-}
-
-async function principalOf(
-  db: Kysely<Database>,
-  tokenId: string,
-  organization: { organizationId: string; organizationSlug: string },
-): Promise<Principal> {
-  const owners = await db
-    .selectFrom("organization_owners")
-    .select(["host", "owner_key as ownerKey"])
-    .where("organization_id", "=", organization.organizationId)
+    .where("api_tokens.id", "=", tokenId)
     .execute();
-  const { organizationId, organizationSlug } = organization;
-  return { tokenId, organizationId, organizationSlug, owners };
+  const row = rows[0];
+  if (row === undefined || row.revoked_at !== null) return undefined;
+  const owners: Owner[] = [];
+  for (const { host, ownerKey } of rows) {
+    if (host !== null && ownerKey !== null) owners.push({ host, ownerKey });
+  }
+  const { organizationId, organizationSlug } = row;
+  const principal: Principal = { tokenId, organizationId, organizationSlug, owners };
+  return { secretHash: row.secret_hash, lastUsedAt: row.last_used_at, principal };
 }
 
 export async function listTokens(db: Kysely<Database>, organization?: string): Promise<TokenSummary[]> {

@@ -1,22 +1,33 @@
-// npm run bench:api — cold start of the built service, RSS at idle, and getQueue throughput with autocannon.
-// Everything runs on loopback against a temporary SQLite database; GitHub is never contacted (the
-// repository's installation is already known).
+// npm run bench:api — cold start of the built service, RSS at idle, and the throughput of getQueue,
+// getSubmittedPullRequest and listPullRequests with 50 PRs queued, each beside a bare Fastify route serving the
+// same JSON (test/bench/bare-api.ts), at 1 and 10 connections, with autocannon. Everything runs on loopback
+// against a temporary SQLite database; GitHub is never contacted (the repository's installation is already
+// known). BENCH_SECONDS sets the length of each throughput measurement (default 5).
 import { execSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { DEFAULT_QUEUE_SETTINGS, initialQueueState } from "../../src/queue/index.ts";
+import { DEFAULT_QUEUE_SETTINGS, initialQueueState, type QueueState, step } from "../../src/queue/index.ts";
 import { openMigratedDatabase } from "../../src/store/database.ts";
 import { insertQueue } from "../../src/store/queues.ts";
-import { insertQueueState } from "../../src/store/queue-states.ts";
+import { insertQueueState, saveQueueStep } from "../../src/store/queue-states.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { createToken } from "../../src/store/tokens.ts";
 import { testPrivateKey } from "../support/github-app.ts";
 import { freePort } from "../support/ports.ts";
+import { aPr } from "../support/queue-factories.ts";
 
 const root = join(import.meta.dirname, "../..");
 const startRuns = 5;
+const queued = 50;
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const repo = { host: "github.com", owner: "acme", name: "widgets" };
+const requests: Record<string, object> = {
+  "/v1/getQueue": { repo, targetBranch: "main" },
+  "/v1/getSubmittedPullRequest": { repo, targetBranch: "main", pr: { number: 25 } },
+  "/v1/listPullRequests": { repo, targetBranch: "main" },
+};
 
 async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   for (;;) {
@@ -58,6 +69,28 @@ function rssMiB(pid: number): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+async function throughput(
+  port: number,
+  path: string,
+  body: object,
+  connections: number,
+  token: string,
+  duration = seconds,
+): Promise<{ rate: number; p50: number; p99: number }> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}${path}`,
+    method: "POST",
+    connections,
+    duration,
+    headers: { "content-type": "application/json", "x-api-token": token },
+    body: JSON.stringify(body),
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${path} on port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return { rate: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
 async function main(): Promise<void> {
   console.log("building (npm run build)…");
   execSync("npm run build --silent", { cwd: root, stdio: "inherit" });
@@ -83,13 +116,18 @@ async function main(): Promise<void> {
     testBranchPrefix: "mq/",
     settings: DEFAULT_QUEUE_SETTINGS,
   });
+  const now = Date.now();
+  let next: QueueState = state;
+  for (let n = 1; n <= queued; n++) next = step(next, aPr(n), now - (queued - n) * 60_000).state;
   await store.db.transaction().execute(async (trx) => {
     await insertQueue(
       trx,
       { id: state.queueId, repositoryId: repository.id, branch: "main", settings: state.settings },
-      Date.now(),
+      now,
     );
-    await insertQueueState(trx, state, Date.now());
+    await insertQueueState(trx, state, now);
+    const stored = { queueId: state.queueId, state, version: 1, nextCommandSeq: 1 };
+    await saveQueueStep(trx, { stored, next, commands: [], now, prUrl: String });
   });
   await store.close();
   const env = {
@@ -116,27 +154,48 @@ async function main(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const idleRss = rssMiB(child.pid!);
 
-  const results: string[] = [];
-  for (const connections of [1, 10]) {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${port}/v1/getQueue`,
+  const bodies: Record<string, unknown> = {};
+  for (const [path, body] of Object.entries(requests)) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
       method: "POST",
-      connections,
-      duration: 10,
       headers: { "content-type": "application/json", "x-api-token": token },
-      body: JSON.stringify({
-        repo: { host: "github.com", owner: "acme", name: "widgets" },
-        targetBranch: "main",
-      }),
+      body: JSON.stringify(body),
     });
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`getQueue failed: ${result.non2xx} non-2xx`);
-    results.push(
-      `getQueue, ${String(connections).padStart(2)} connection(s): ${Math.round(result.requests.average)} req/s ` +
-        `(latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.total} requests)`,
-    );
+    if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+    bodies[path] = await response.json();
+  }
+  const bodiesFile = join(dir, "bodies.json");
+  writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const barePort = await freePort();
+  const bare = spawn(
+    process.execPath,
+    ["--import", "tsx", "test/bench/bare-api.ts", String(barePort), bodiesFile],
+    {
+      cwd: root,
+      stdio: "ignore",
+    },
+  );
+  await waitUntilUp(`http://127.0.0.1:${barePort}/ping`, bare);
+
+  // Both servers answer each request for a second first, so that neither is measured while its JIT warms up.
+  for (const [path, body] of Object.entries(requests)) {
+    for (const target of [port, barePort]) await throughput(target, path, body, 10, token, 1);
+  }
+  const results: string[] = [];
+  for (const [path, body] of Object.entries(requests)) {
+    for (const connections of [1, 10]) {
+      const service = await throughput(port, path, body, connections, token);
+      const baseline = await throughput(barePort, path, body, connections, token);
+      results.push(
+        `${path.slice("/v1/".length).padEnd(24)} ${String(connections).padStart(2)} conn: ` +
+          `${String(Math.round(service.rate)).padStart(6)} req/s vs bare ${String(Math.round(baseline.rate)).padStart(6)} ` +
+          `= ${(service.rate / baseline.rate).toFixed(2)} (p50 ${service.p50} ms, p99 ${service.p99} ms)`,
+      );
+    }
   }
   const loadedRss = rssMiB(child.pid!);
   await stop(child);
+  await stop(bare);
   rmSync(dir, { recursive: true, force: true });
 
   console.log("\nSwitchyard API benchmark (SQLite, loopback, this machine)");

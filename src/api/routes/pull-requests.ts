@@ -20,6 +20,7 @@ import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { conflict, notFound } from "../../http/problem.ts";
 import { type QueueAccess, resolveQueue } from "../queue-access.ts";
+import { sendQueueAnswer } from "../queue-read-cache.ts";
 import {
   ImpactedTargetsResponse,
   ListPullRequestsRequest,
@@ -214,9 +215,12 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
         response: prResponses,
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const access = await resolveQueue(deps, principalOf(request), request.body);
-      return currentRecord(deps, access, Number(request.body.pr.number));
+      const number = Number(request.body.pr.number);
+      return sendQueueAnswer(reply, deps.store, access.snapshot, `getSubmittedPullRequest ${number}`, () =>
+        currentRecord(deps, access, number),
+      );
     },
   );
 
@@ -230,19 +234,24 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
         response: { 200: Type.Ref(PullRequestList), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      const { queue } = await resolveQueue(deps, principalOf(request), request.body);
+    async (request, reply) => {
+      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const { queue } = access;
       const { state, since, cursor, take = 50 } = request.body;
-      const page = await listSubmissions(deps.store.db, queue.id, {
-        state,
-        since: since === undefined ? undefined : Date.parse(since),
-        after: cursor === undefined || cursor === "" ? undefined : decodeCursor(cursor, queue.id),
-        take,
+      // Submissions are saved with the queue's state: a page stays right as long as the state does.
+      const pageKey = JSON.stringify(["listPullRequests", state, since, cursor, take]);
+      return sendQueueAnswer(reply, deps.store, access.snapshot, pageKey, async () => {
+        const page = await listSubmissions(deps.store.db, queue.id, {
+          state,
+          since: since === undefined ? undefined : Date.parse(since),
+          after: cursor === undefined || cursor === "" ? undefined : decodeCursor(cursor, queue.id),
+          take,
+        });
+        return {
+          pullRequests: page.records,
+          nextCursor: page.last === null ? null : encodeCursor(page.last, queue.id),
+        };
       });
-      return {
-        pullRequests: page.records,
-        nextCursor: page.last === null ? null : encodeCursor(page.last, queue.id),
-      };
     },
   );
 }

@@ -10,6 +10,7 @@ import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { conflict } from "../../http/problem.ts";
 import { queueNotFound, resolveQueue } from "../queue-access.ts";
+import { sendQueueAnswer } from "../queue-read-cache.ts";
 import { resolveRepository } from "../repo-access.ts";
 import { CreateQueueRequest, Empty, QueueRecord, QueueRequest, UpdateQueueRequest } from "../schemas.ts";
 
@@ -70,7 +71,10 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
         response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => queueView((await resolveQueue(deps, principalOf(request), request.body)).state),
+    async (request, reply) => {
+      const { snapshot } = await resolveQueue(deps, principalOf(request), request.body);
+      return sendQueueAnswer(reply, deps.store, snapshot, "getQueue", () => queueView(snapshot.state));
+    },
   );
 
   api.post<{ Body: UpdateQueueRequest }>(

@@ -1,0 +1,65 @@
+// The saved version of a queue's state: a cheap read (no state document) that tells a reader whether the state it
+// parsed before is still the latest, on every replica, since each saved step increments it.
+import type { Kysely } from "kysely";
+import type { RepositoryRef } from "../ports/github-reads.ts";
+import type { QueueRef } from "./queues.ts";
+import type { Repository } from "./repositories.ts";
+import type { Database } from "./schema.ts";
+
+export interface VersionedQueueRef extends QueueRef {
+  /** The version of the queue's last saved state. */
+  version: number;
+}
+
+/** The repository's queue for a branch (in any letter case) and the version of its saved state. */
+export async function findQueueVersion(
+  db: Kysely<Database>,
+  repositoryId: string,
+  branch: string,
+): Promise<VersionedQueueRef | undefined> {
+  return db
+    .selectFrom("queues")
+    .innerJoin("queue_states", "queue_states.queue_id", "queues.id")
+    .select(["queues.id", "queues.repository_id as repositoryId", "queues.branch", "queue_states.version"])
+    .where("queues.repository_id", "=", repositoryId)
+    .where("queues.branch_key", "=", branch.toLowerCase())
+    .executeTakeFirst();
+}
+
+/**
+ * The installed repository `ref` names with its queue for `branch` and the version of the queue's state, in one
+ * query: what every queue request reads. Undefined when the repository has no installation recorded or no such
+ * queue.
+ */
+export async function findInstalledRepositoryQueue(
+  db: Kysely<Database>,
+  ref: RepositoryRef,
+  branch: string,
+): Promise<{ repository: Repository; queue: VersionedQueueRef } | undefined> {
+  const row = await db
+    .selectFrom("repositories")
+    .innerJoin("queues", "queues.repository_id", "repositories.id")
+    .innerJoin("queue_states", "queue_states.queue_id", "queues.id")
+    .select([
+      "repositories.id as repositoryId",
+      "repositories.host",
+      "repositories.owner",
+      "repositories.name",
+      "repositories.installation_id as installationId",
+      "queues.id as queueId",
+      "queues.branch",
+      "queue_states.version",
+    ])
+    .where("repositories.host", "=", ref.host.toLowerCase())
+    .where("repositories.owner_key", "=", ref.owner.toLowerCase())
+    .where("repositories.name_key", "=", ref.name.toLowerCase())
+    .where("repositories.installation_id", "is not", null)
+    .where("queues.branch_key", "=", branch.toLowerCase())
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { repositoryId, host, owner, name, installationId, queueId, branch: queueBranch, version } = row;
+  return {
+    repository: { id: repositoryId, host, owner, name, installationId },
+    queue: { id: queueId, repositoryId, branch: queueBranch, version },
+  };
+}
