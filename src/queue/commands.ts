@@ -182,10 +182,10 @@ export function closeTestPullRequest(run: TestRun): QueueCommand {
 }
 
 /** Contract 5.9: the facts deciding a direct merge, for the PR's head on the target head as they are now. */
-export function checkDirectMerge(state: QueueState, pr: PullRequestEntry): QueueCommand {
+export function checkDirectMerge(state: QueueState, pr: PullRequestEntry, attempt: number): QueueCommand {
   return {
     type: "check_direct_merge",
-    key: `check-direct-merge:${pr.submissionId}:${pr.headSha}:${state.target.headSha}`,
+    key: `check-direct-merge:${pr.submissionId}:${attempt}`,
     prNumber: pr.number,
     headSha: pr.headSha,
     targetBranch: state.targetBranch,

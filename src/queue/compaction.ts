@@ -23,14 +23,39 @@ function prCutoff(state: QueueState, prs: readonly PullRequestEntry[], cutoff: n
   return Math.min(cutoff, latest - ADAPTIVE_WINDOW_MS);
 }
 
+/**
+ * The first merge index the Not Rocket Science check of a live run may read (see tested-content.ts): what the
+ * queue merged since the oldest run still in flight or waiting to merge started. Those merged PRs stay, however
+ * old: a run waiting that long is rare, and without them it would be rebuilt.
+ */
+function firstMergeStillRead(state: QueueState): number {
+  const live = new Set<string>();
+  for (const pr of Object.values(state.prs)) {
+    if (isTerminal(pr.state)) continue;
+    if (pr.testRunId !== null) live.add(pr.testRunId);
+    if (pr.passingRunId !== null) live.add(pr.passingRunId);
+  }
+  if (state.merging?.runId != null) live.add(state.merging.runId);
+  let first = Infinity;
+  for (const run of Object.values(state.runs)) {
+    if (run.status === "in_progress" || live.has(run.id)) first = Math.min(first, run.mergeCountAtStart);
+  }
+  return first;
+}
+
 /** The state without PRs finished and runs ended before `now - retentionMs` that nothing refers to. */
 export function compact(state: QueueState, now: number, retentionMs = FINISHED_RETENTION_MS): QueueState {
   const cutoff = now - retentionMs;
   const merging = new Set(state.merging?.prNumbers ?? []);
   const prs = Object.values(state.prs);
   const prsCutoff = prCutoff(state, prs, cutoff);
+  const mergesStillRead = firstMergeStillRead(state);
   const droppedPrs = prs.filter(
-    (pr) => isTerminal(pr.state) && pr.stateChangedAt < prsCutoff && !merging.has(pr.number),
+    (pr) =>
+      isTerminal(pr.state) &&
+      pr.stateChangedAt < prsCutoff &&
+      !merging.has(pr.number) &&
+      (pr.mergeIndex ?? -1) < mergesStillRead,
   );
   const keptPrs = prs.filter((pr) => !droppedPrs.includes(pr));
   const referenced = new Set<string>();

@@ -53,9 +53,10 @@ export function planDirectMerge(draft: QueueDraft): void {
         blockerAhead(state, pr) === undefined,
     );
   if (candidate === undefined) return;
-  const check = { headSha: candidate.headSha, targetSha: state.target.headSha, why: "" };
+  const attempt = (candidate.directMerge?.attempt ?? 0) + 1;
+  const check = { attempt, headSha: candidate.headSha, targetSha: state.target.headSha, why: "" };
   patchPr(draft, candidate.number, { directMerge: { ...check, outcome: "checking" } });
-  draft.emit(checkDirectMerge(state, candidate));
+  draft.emit(checkDirectMerge(state, candidate, attempt));
 }
 
 /** Why the queue no longer lets the PR merge directly, whatever GitHub said; null when it still does. */

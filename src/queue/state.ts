@@ -74,6 +74,11 @@ export interface MergeabilityRecheck {
  * merge is in flight, `not_eligible` (with `why`) once it is to be tested as usual.
  */
 export interface DirectMergeCheck {
+  /**
+   * How many checks this submission asked for: the target may come back to a head it had (a late push webhook
+   * read as a move, then the true head again), and each check is a command of its own.
+   */
+  readonly attempt: number;
   readonly headSha: string;
   readonly targetSha: string;
   readonly outcome: "checking" | "merging" | "not_eligible";

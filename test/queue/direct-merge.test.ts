@@ -37,7 +37,7 @@ describe("direct merge (contract 5.9)", () => {
     expect(queue.commandsOf("check_direct_merge")).toEqual([
       {
         type: "check_direct_merge",
-        key: "check-direct-merge:sub-1:head-1:main-0",
+        key: "check-direct-merge:sub-1:1",
         prNumber: 1,
         headSha: "head-1",
         targetBranch: "main",
