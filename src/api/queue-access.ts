@@ -10,7 +10,7 @@ import type { Principal } from "../store/tokens.ts";
 import type { QueueState } from "../queue/index.ts";
 import type { ApiDependencies } from "../http/dependencies.ts";
 import { notFound } from "../http/problem.ts";
-import { type QueueSnapshot, queueReadCache } from "./queue-read-cache.ts";
+import type { QueueSnapshot } from "../store/queue-storage.ts";
 import { coveredRepository, resolveRepository } from "./repo-access.ts";
 import type { RepoRef } from "./schemas.ts";
 
@@ -37,9 +37,7 @@ export async function resolveQueue(
   const { repository, queue: found } = await findRepositoryQueue(deps, principal, target);
   if (found === undefined) throw queueNotFound(repository, target.targetBranch);
   const { version, ...queue } = found;
-  const snapshot = await queueReadCache(deps.store).snapshot(queue.id, version, () =>
-    deps.store.loadQueueState(queue.id),
-  );
+  const snapshot = await deps.store.queueSnapshot(queue.id, version);
   if (snapshot === undefined) throw queueNotFound(repository, target.targetBranch);
   return { repository, queue, state: snapshot.state, snapshot };
 }

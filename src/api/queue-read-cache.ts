@@ -1,52 +1,16 @@
-// Each queue's parsed state, kept per process and keyed by the version of its saved state: a read checks the
-// version (one small query, so every replica sees every other's steps at once) and parses the state document only
-// when it changed. The JSON answers computed from a state (getQueue's record, a PR's record, a page of
-// listPullRequests) are kept too, serialised, until the queue's next step. Parsing the state on every read was
-// most of the time a read request took, and serialising its records most of the rest.
+// The JSON answers computed from a queue's state (getQueue's record, a PR's record, a page of listPullRequests),
+// kept per process, serialised, until the queue's next step: serialising its records was most of the time a read
+// request took once the parsed state is shared (see QueueStateReads in the store).
 import type { FastifyReply } from "fastify";
-import type { StoredQueueState } from "../ports/queue-storage.ts";
-import type { QueueState } from "../queue/index.ts";
 import type { Store } from "../store/database.ts";
+import type { QueueSnapshot } from "../store/queue-storage.ts";
 
-/** Queues whose state stays parsed; the least recently read one goes first. */
-const maxQueues = 256;
 /** Characters of serialised answers kept (about as many bytes); the least recently read one goes first. */
 const maxAnswerCharacters = 8 * 1024 * 1024;
 
-/** A queue's state as saved at `version`. */
-export interface QueueSnapshot {
-  queueId: string;
-  version: number;
-  /** Shared between requests: the core never mutates a state, and neither may a reader. */
-  state: QueueState;
-}
-
 export class QueueReadCache {
-  readonly #snapshots = new Map<string, QueueSnapshot>();
   readonly #answers = new Map<string, string>();
   #answerCharacters = 0;
-
-  /** The queue's state as saved at `version` or later; `load` reads it when the cache holds an older one. */
-  async snapshot(
-    queueId: string,
-    version: number,
-    load: () => Promise<StoredQueueState | undefined>,
-  ): Promise<QueueSnapshot | undefined> {
-    const cached = this.#snapshots.get(queueId);
-    if (cached !== undefined && cached.version >= version) {
-      this.#touch(this.#snapshots, queueId, cached);
-      return cached;
-    }
-    const stored = await load();
-    if (stored === undefined) return undefined;
-    const snapshot = { queueId, version: stored.version, state: stored.state };
-    const newest = this.#snapshots.get(queueId);
-    if (newest === undefined || newest.version < snapshot.version) {
-      this.#touch(this.#snapshots, queueId, snapshot);
-      if (this.#snapshots.size > maxQueues) this.#snapshots.delete(this.#oldest(this.#snapshots));
-    }
-    return snapshot;
-  }
 
   /**
    * The answer named `key` for the snapshot, rendered once. `render` may also read what is saved together with
@@ -57,7 +21,9 @@ export class QueueReadCache {
     const name = `${snapshot.queueId}\n${snapshot.version}\n${key}`;
     const cached = this.#answers.get(name);
     if (cached !== undefined) {
-      this.#touch(this.#answers, name, cached);
+      // Most recently read last, so the least recently read goes first.
+      this.#answers.delete(name);
+      this.#answers.set(name, cached);
       return cached;
     }
     const answer = await render();
@@ -65,21 +31,12 @@ export class QueueReadCache {
       this.#answers.set(name, answer);
       this.#answerCharacters += answer.length;
       while (this.#answerCharacters > maxAnswerCharacters) {
-        const oldest = this.#oldest(this.#answers);
+        const oldest = this.#answers.keys().next().value as string;
         this.#answerCharacters -= (this.#answers.get(oldest) as string).length;
         this.#answers.delete(oldest);
       }
     }
     return answer;
-  }
-
-  #touch<V>(map: Map<string, V>, key: string, value: V): void {
-    map.delete(key);
-    map.set(key, value);
-  }
-
-  #oldest(map: Map<string, unknown>): string {
-    return map.keys().next().value as string;
   }
 }
 

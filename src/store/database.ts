@@ -9,7 +9,7 @@ import type { QueueStorage } from "../ports/queue-storage.ts";
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import type { Connection, Dialect } from "./connection.ts";
 import { migrateToLatest } from "./migrations.ts";
-import { queueStorage } from "./queue-storage.ts";
+import { type QueueStateReads, queueStorage } from "./queue-storage.ts";
 import type { Database } from "./schema.ts";
 import { withStatementCache } from "./statement-cache.ts";
 import { testHealthStorage } from "./test-health-storage.ts";
@@ -17,7 +17,7 @@ import { testHealthStorage } from "./test-health-storage.ts";
 export type { Dialect } from "./connection.ts";
 
 /** The database, and on it the storage the use cases need (their ports). */
-export interface Store extends Connection, QueueStorage, TestHealthStorage {
+export interface Store extends Connection, QueueStorage, QueueStateReads, TestHealthStorage {
   close(): Promise<void>;
 }
 

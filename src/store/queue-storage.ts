@@ -1,5 +1,7 @@
-// The queue runner's storage (src/ports/queue-storage.ts) on this database.
+// The queue runner's storage (src/ports/queue-storage.ts) on this database, and the API's reads of queue states,
+// which share its parsed states: a state a step saved serves the reads that follow without being parsed again.
 import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-storage.ts";
+import type { QueueState } from "../queue/index.ts";
 import type { Connection } from "./connection.ts";
 import { purgeDeliveries, recordDeliveries } from "./deliveries.ts";
 import {
@@ -21,9 +23,31 @@ import {
 import { deleteQueueRow, insertQueue } from "./queues.ts";
 import { QueueStateCache } from "./state-cache.ts";
 
-export function queueStorage({ db, dialect }: Connection): QueueStorage {
+/** A queue's state as saved at `version`. */
+export interface QueueSnapshot {
+  queueId: string;
+  version: number;
+  /** Shared between requests and steps: the core never mutates a state, and neither may a reader. */
+  state: QueueState;
+}
+
+export interface QueueStateReads {
+  /**
+   * The queue's state as saved at `version`, which the caller just read, or at a later one saved since; parsed
+   * only when this process holds neither.
+   */
+  queueSnapshot(queueId: string, version: number): Promise<QueueSnapshot | undefined>;
+}
+
+export function queueStorage({ db, dialect }: Connection): QueueStorage & QueueStateReads {
   const states = new QueueStateCache();
   return {
+    async queueSnapshot(queueId, version) {
+      const cached = states.get(queueId, version);
+      if (cached !== undefined) return { queueId, version, state: cached };
+      const stored = await loadQueueState(db, queueId, states);
+      return stored && { queueId, version: stored.version, state: stored.state };
+    },
     async inQueueTransaction(queueId, work) {
       const saved: QueueStep[] = [];
       const result = await db.transaction().execute(async (trx) => {
