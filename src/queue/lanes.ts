@@ -1,3 +1,4 @@
+import { activePrs } from "./ordering.ts";
 import type { ImpactedTargets, PullRequestEntry, QueueState } from "./state.ts";
 
 /**
@@ -47,6 +48,21 @@ export function dependenciesAmong(
     }
   }
   return dependencies;
+}
+
+/**
+ * Contract 5.7, for the metrics: how many independent groups the PRs under test or waiting to merge make, two
+ * PRs being in one group when they are in the same lane, directly or through others. In single mode every PR
+ * is in one lane.
+ */
+export function lanesInFlight(state: QueueState): number {
+  let groups: PullRequestEntry[][] = [];
+  for (const prNumber of activePrs(state)) {
+    const pr = state.prs[prNumber] as PullRequestEntry;
+    const joined = groups.filter((group) => group.some((member) => inSameLane(state, member, pr)));
+    groups = [...groups.filter((group) => !joined.includes(group)), [...joined.flat(), pr]];
+  }
+  return groups.length;
 }
 
 function entryOf(state: QueueState, prNumber: number): PullRequestEntry {

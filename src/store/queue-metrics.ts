@@ -3,9 +3,7 @@
 // of counter rows: never the queues' whole history, whose rows are not loaded either. Every replica reading the
 // same database answers the same.
 import { type Expression, type Kysely, sql, type Transaction } from "kysely";
-import { isTerminal, type PullRequestEntry, type QueueState } from "../queue/index.ts";
-import { inSameLane } from "../queue/lanes.ts";
-import { activePrs } from "../queue/ordering.ts";
+import { isTerminal, type QueueState } from "../queue/index.ts";
 import type { Database } from "./schema.ts";
 
 /** The queues a scrape covers: an organization's, or one repository's of it. */
@@ -132,21 +130,6 @@ export function countersAdvancedBy(previous: QueueState, next: QueueState): Coun
     }
   }
   return increments;
-}
-
-/**
- * Contract 5.7, for the metrics: how many independent groups the PRs under test or waiting to merge make, two
- * PRs being in one group when they are in the same lane, directly or through others. In single mode every PR
- * is in one lane.
- */
-export function lanesInFlight(state: QueueState): number {
-  let groups: PullRequestEntry[][] = [];
-  for (const prNumber of activePrs(state)) {
-    const pr = state.prs[prNumber] as PullRequestEntry;
-    const joined = groups.filter((group) => group.some((member) => inSameLane(state, member, pr)));
-    groups = [...groups.filter((group) => !joined.includes(group)), [...joined.flat(), pr]];
-  }
-  return groups.length;
 }
 
 /** Adds one per increment to the queue's counters; call in the transaction that saves the step. */

@@ -6,7 +6,7 @@ import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../port
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { Projections } from "./queue-projections.ts";
-import { lanesInFlight } from "./queue-metrics.ts";
+import { lanesInFlight } from "../queue/lanes.ts";
 import type { QueueStateCache } from "./state-cache.ts";
 import type { Database } from "./schema.ts";
 

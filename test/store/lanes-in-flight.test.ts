@@ -1,7 +1,7 @@
 // The lanes gauge of the metrics (contract 5.7): the independent groups the PRs in flight make, saved with each
 // queue step.
 import { describe, expect, it } from "vitest";
-import { lanesInFlight } from "../../src/store/queue-metrics.ts";
+import { lanesInFlight } from "../../src/queue/lanes.ts";
 import { aPr, aScenario } from "../support/queue-factories.ts";
 
 describe("lanes in flight", () => {
