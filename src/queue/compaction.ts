@@ -23,19 +23,27 @@ function prCutoff(state: QueueState, prs: readonly PullRequestEntry[], cutoff: n
   return Math.min(cutoff, latest - ADAPTIVE_WINDOW_MS);
 }
 
+/** The runs the PRs' latest and passing runs are, and the run of the merge in flight. */
+function runsReferencedBy(state: QueueState, prs: readonly PullRequestEntry[]): Set<string> {
+  const referenced = new Set<string>();
+  for (const pr of prs) {
+    if (pr.testRunId !== null) referenced.add(pr.testRunId);
+    if (pr.passingRunId !== null) referenced.add(pr.passingRunId);
+  }
+  if (state.merging?.runId != null) referenced.add(state.merging.runId);
+  return referenced;
+}
+
 /**
  * The first merge index the Not Rocket Science check of a live run may read (see tested-content.ts): what the
  * queue merged since the oldest run still in flight or waiting to merge started. Those merged PRs stay, however
  * old: a run waiting that long is rare, and without them it would be rebuilt.
  */
 function firstMergeStillRead(state: QueueState): number {
-  const live = new Set<string>();
-  for (const pr of Object.values(state.prs)) {
-    if (isTerminal(pr.state)) continue;
-    if (pr.testRunId !== null) live.add(pr.testRunId);
-    if (pr.passingRunId !== null) live.add(pr.passingRunId);
-  }
-  if (state.merging?.runId != null) live.add(state.merging.runId);
+  const live = runsReferencedBy(
+    state,
+    Object.values(state.prs).filter((pr) => !isTerminal(pr.state)),
+  );
   let first = Infinity;
   for (const run of Object.values(state.runs)) {
     if (run.status === "in_progress" || live.has(run.id)) first = Math.min(first, run.mergeCountAtStart);
@@ -58,12 +66,7 @@ export function compact(state: QueueState, now: number, retentionMs = FINISHED_R
       (pr.mergeIndex ?? -1) < mergesStillRead,
   );
   const keptPrs = prs.filter((pr) => !droppedPrs.includes(pr));
-  const referenced = new Set<string>();
-  for (const pr of keptPrs) {
-    if (pr.testRunId !== null) referenced.add(pr.testRunId);
-    if (pr.passingRunId !== null) referenced.add(pr.passingRunId);
-  }
-  if (state.merging?.runId != null) referenced.add(state.merging.runId);
+  const referenced = runsReferencedBy(state, keptPrs);
   const finished = (run: TestRun) =>
     run.status !== "in_progress" && run.endedAt !== null && run.endedAt < cutoff && run.branchDeleted;
   const droppedRuns = Object.values(state.runs).filter((run) => finished(run) && !referenced.has(run.id));
