@@ -90,12 +90,16 @@ function parseJson(buffer: Buffer): unknown {
   if (text.trim() === "")
     throw new Problem(400, "invalid_json", "the request body is empty; send a JSON object");
   try {
-    return JSON.parse(text, rejectPrototypeKeys);
+    // A reviver makes parsing several times slower: only a body that names one of the keys needs it.
+    return forbiddenKey.test(text) ? JSON.parse(text, rejectPrototypeKeys) : JSON.parse(text);
   } catch (error) {
     if (error instanceof Problem) throw error;
     throw new Problem(400, "invalid_json", `the request body is not valid JSON: ${(error as Error).message}`);
   }
 }
+
+/** Whether a text may hold a key `rejectPrototypeKeys` refuses (also written with escapes, as `\u005f_proto__`). */
+const forbiddenKey = /__proto__|constructor|\\u/;
 
 function rejectPrototypeKeys(key: string, value: unknown): unknown {
   if (key === "__proto__" || key === "constructor") {

@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import type { RepositoryRef } from "../ports/github-reads.ts";
 import type { QueueRef } from "./queues.ts";
 import type { Repository } from "./repositories.ts";
+import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 export interface VersionedQueueRef extends QueueRef {
@@ -26,6 +27,29 @@ export async function findQueueVersion(
     .executeTakeFirst();
 }
 
+const installedRepositoryQueue = preparedQuery(
+  (db, host: string, ownerKey: string, nameKey: string, branchKey: string) =>
+    db
+      .selectFrom("repositories")
+      .innerJoin("queues", "queues.repository_id", "repositories.id")
+      .innerJoin("queue_states", "queue_states.queue_id", "queues.id")
+      .select([
+        "repositories.id as repositoryId",
+        "repositories.host",
+        "repositories.owner",
+        "repositories.name",
+        "repositories.installation_id as installationId",
+        "queues.id as queueId",
+        "queues.branch",
+        "queue_states.version",
+      ])
+      .where("repositories.host", "=", host)
+      .where("repositories.owner_key", "=", ownerKey)
+      .where("repositories.name_key", "=", nameKey)
+      .where("repositories.installation_id", "is not", null)
+      .where("queues.branch_key", "=", branchKey),
+);
+
 /**
  * The installed repository `ref` names with its queue for `branch` and the version of the queue's state, in one
  * query: what every queue request reads. Undefined when the repository has no installation recorded or no such
@@ -36,26 +60,13 @@ export async function findInstalledRepositoryQueue(
   ref: RepositoryRef,
   branch: string,
 ): Promise<{ repository: Repository; queue: VersionedQueueRef } | undefined> {
-  const row = await db
-    .selectFrom("repositories")
-    .innerJoin("queues", "queues.repository_id", "repositories.id")
-    .innerJoin("queue_states", "queue_states.queue_id", "queues.id")
-    .select([
-      "repositories.id as repositoryId",
-      "repositories.host",
-      "repositories.owner",
-      "repositories.name",
-      "repositories.installation_id as installationId",
-      "queues.id as queueId",
-      "queues.branch",
-      "queue_states.version",
-    ])
-    .where("repositories.host", "=", ref.host.toLowerCase())
-    .where("repositories.owner_key", "=", ref.owner.toLowerCase())
-    .where("repositories.name_key", "=", ref.name.toLowerCase())
-    .where("repositories.installation_id", "is not", null)
-    .where("queues.branch_key", "=", branch.toLowerCase())
-    .executeTakeFirst();
+  const [row] = await installedRepositoryQueue(
+    db,
+    ref.host.toLowerCase(),
+    ref.owner.toLowerCase(),
+    ref.name.toLowerCase(),
+    branch.toLowerCase(),
+  );
   if (row === undefined) return undefined;
   const { repositoryId, host, owner, name, installationId, queueId, branch: queueBranch, version } = row;
   return {

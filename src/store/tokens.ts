@@ -2,6 +2,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import { newId } from "./ids.ts";
+import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 const tokenPattern = /^sy_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
@@ -124,8 +125,8 @@ export async function principalOfToken(db: Kysely<Database>, id: string): Promis
 }
 
 /** The token with its organization's owners, in one query: every API request reads it. */
-async function activeToken(db: Kysely<Database>, tokenId: string) {
-  const rows = await db
+const tokenRows = preparedQuery((db, tokenId: string) =>
+  db
     .selectFrom("api_tokens")
     .innerJoin("organizations", "organizations.id", "api_tokens.organization_id")
     .leftJoin("organization_owners", "organization_owners.organization_id", "organizations.id")
@@ -138,8 +139,11 @@ async function activeToken(db: Kysely<Database>, tokenId: string) {
       "organization_owners.host",
       "organization_owners.owner_key as ownerKey",
     ])
-    .where("api_tokens.id", "=", tokenId)
-    .execute();
+    .where("api_tokens.id", "=", tokenId),
+);
+
+async function activeToken(db: Kysely<Database>, tokenId: string) {
+  const rows = await tokenRows(db, tokenId);
   const row = rows[0];
   if (row === undefined || row.revoked_at !== null) return undefined;
   const owners: Owner[] = [];

@@ -139,6 +139,21 @@ describe("errors are problem JSON with a stable code", () => {
     await expectProblem(response, 400, "invalid_json");
   });
 
+  it.each([
+    ['{"repo": {"__proto__": {"admin": true}}}', "__proto__"],
+    ['{"constructor": {"prototype": {}}}', "constructor"],
+    ['{"repo": {"\\u005f_proto__": {}}}', "__proto__"],
+  ])("refuses a body with a prototype key: %s", async (text, key) => {
+    const response = await fetch(`${server.url}/v1/createQueue`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-token": token },
+      body: text,
+    });
+    const body = await expectProblem(response, 400, "invalid_json");
+    expect(body.detail).toContain(`"${key}"`);
+    expect(await store.db.selectFrom("queues").selectAll().execute()).toEqual([]);
+  });
+
   it("answers 400 for a JSON body that is not an object", async () => {
     const body = await expectProblem(await server.post("getQueue", [1, 2], token), 400, "invalid_request");
     expect(body.errors).toEqual([{ path: "(body)", message: "must be object" }]);

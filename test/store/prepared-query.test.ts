@@ -1,0 +1,58 @@
+// A query prepared once answers each call with that call's arguments, as the same query built for the call would,
+// on each database and inside a transaction; a builder that does not pass its arguments to Kysely is refused.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { preparedQuery } from "../../src/store/prepared-query.ts";
+import { rememberRepository } from "../../src/store/repositories.ts";
+import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+
+const repositoriesOf = preparedQuery((db, host: string, ownerKey: string) =>
+  db
+    .selectFrom("repositories")
+    .select(["name", "installation_id as installationId"])
+    .where("host", "=", host)
+    .where("owner_key", "=", ownerKey)
+    .where("installation_id", "is not", null)
+    .orderBy("name"),
+);
+
+describe.each(testDialects)("prepared queries on %s", (dialect) => {
+  let store: TestStore;
+  beforeEach(async () => {
+    store = await createTestStore(dialect);
+    for (const [owner, name, installationId] of [
+      ["acme", "widgets", 1],
+      ["acme", "gadgets", 2],
+      ["globex", "rockets", 3],
+    ] as const) {
+      await rememberRepository(store.db, { host: "github.com", owner, name, installationId }, 1);
+    }
+  });
+  afterEach(async () => {
+    await store.destroy();
+  });
+
+  it("answers each call with its own arguments", async () => {
+    expect(await repositoriesOf(store.db, "github.com", "acme")).toEqual([
+      { name: "gadgets", installationId: 2 },
+      { name: "widgets", installationId: 1 },
+    ]);
+    expect(await repositoriesOf(store.db, "github.com", "globex")).toEqual([
+      { name: "rockets", installationId: 3 },
+    ]);
+    expect(await repositoriesOf(store.db, "ghe.example.com", "acme")).toEqual([]);
+  });
+
+  it("reads what a transaction wrote before it committed", async () => {
+    await store.db.transaction().execute(async (trx) => {
+      await rememberRepository(trx, { host: "github.com", owner: "globex", name: "lasers", installationId: 4 }, 2);
+      expect(await repositoriesOf(trx, "github.com", "globex")).toHaveLength(2);
+    });
+  });
+
+  it("refuses a builder that changes an argument before passing it on", async () => {
+    const lowered = preparedQuery((db, owner: string) =>
+      db.selectFrom("repositories").select("name").where("owner_key", "=", owner.toLowerCase()),
+    );
+    await expect(lowered(store.db, "Acme")).rejects.toThrow("argument 0 of a prepared query is not a parameter");
+  });
+});
