@@ -44,7 +44,11 @@ describe.each(testDialects)("prepared queries on %s", (dialect) => {
 
   it("reads what a transaction wrote before it committed", async () => {
     await store.db.transaction().execute(async (trx) => {
-      await rememberRepository(trx, { host: "github.com", owner: "globex", name: "lasers", installationId: 4 }, 2);
+      await rememberRepository(
+        trx,
+        { host: "github.com", owner: "globex", name: "lasers", installationId: 4 },
+        2,
+      );
       expect(await repositoriesOf(trx, "github.com", "globex")).toHaveLength(2);
     });
   });
@@ -53,6 +57,8 @@ describe.each(testDialects)("prepared queries on %s", (dialect) => {
     const lowered = preparedQuery((db, owner: string) =>
       db.selectFrom("repositories").select("name").where("owner_key", "=", owner.toLowerCase()),
     );
-    await expect(lowered(store.db, "Acme")).rejects.toThrow("argument 0 of a prepared query is not a parameter");
+    await expect(lowered(store.db, "Acme")).rejects.toThrow(
+      "argument 0 of a prepared query is not a parameter",
+    );
   });
 });
