@@ -17,6 +17,7 @@ import { createToken } from "../../src/store/tokens.ts";
 import { testPrivateKey } from "../support/github-app.ts";
 import { freePort } from "../support/ports.ts";
 import { aPr } from "../support/queue-factories.ts";
+import { branchOf, fillQueues, prsPerQueue, queueCount } from "./queues-at-scale.ts";
 
 const root = join(import.meta.dirname, "../..");
 const startRuns = 5;
@@ -69,10 +70,11 @@ function rssMiB(pid: number): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** Requests/s and latency of `path`, each request's body `body`, or `body()`'s value, chosen for each request. */
 async function throughput(
   port: number,
   path: string,
-  body: object,
+  body: object | (() => object),
   connections: number,
   token: string,
   duration = seconds,
@@ -83,7 +85,9 @@ async function throughput(
     connections,
     duration,
     headers: { "content-type": "application/json", "x-api-token": token },
-    body: JSON.stringify(body),
+    ...(typeof body === "function"
+      ? { requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(body()) }) }] }
+      : { body: JSON.stringify(body) }),
   });
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${path} on port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -182,10 +186,13 @@ async function main(): Promise<void> {
     for (const target of [port, barePort]) await throughput(target, path, body, 10, token, 1);
   }
   const results: string[] = [];
+  /** Each route's requests/s at 10 connections, the figure the reads at scale are compared with. */
+  const oneQueueRates = new Map<string, number>();
   for (const [path, body] of Object.entries(requests)) {
     for (const connections of [1, 10]) {
       const service = await throughput(port, path, body, connections, token);
       const baseline = await throughput(barePort, path, body, connections, token);
+      if (connections === 10) oneQueueRates.set(path, service.rate);
       results.push(
         `${path.slice("/v1/".length).padEnd(24)} ${String(connections).padStart(2)} conn: ` +
           `${String(Math.round(service.rate)).padStart(6)} req/s vs bare ${String(Math.round(baseline.rate)).padStart(6)} ` +
@@ -196,6 +203,7 @@ async function main(): Promise<void> {
   const loadedRss = rssMiB(child.pid!);
   await stop(child);
   await stop(bare);
+  const atScale = await readsAtScale(join(dir, "scale.db"), env, oneQueueRates);
   rmSync(dir, { recursive: true, force: true });
 
   console.log("\nSwitchyard API benchmark (SQLite, loopback, this machine)");
@@ -209,6 +217,55 @@ async function main(): Promise<void> {
     `RSS at idle (3 s after start): ${idleRss.toFixed(1)} MiB; after the load: ${loadedRss.toFixed(1)} MiB`,
   );
   for (const line of results) console.log(line);
+  for (const line of atScale) console.log(line);
+}
+
+/**
+ * The three reads on a service holding 1,000 queues and 20,000 queued PRs, each request about a queue and PR chosen
+ * at random, beside the figure of the service holding one queue at 10 connections.
+ */
+async function readsAtScale(
+  path: string,
+  env: Record<string, string>,
+  oneQueueRates: ReadonlyMap<string, number>,
+): Promise<string[]> {
+  const databaseUrl = `file:${path}`;
+  const store = await openMigratedDatabase(databaseUrl);
+  const { token } = await createToken(store.db, {
+    organization: "acme",
+    owners: [],
+    host: "github.com",
+    now: Date.now(),
+  });
+  const repository = await rememberRepository(store.db, { ...repo, installationId: 1 }, Date.now());
+  await fillQueues(store, repository, (queue) => queue < 10);
+  await store.close();
+  const { child, port } = await startService([process.execPath, "dist/src/main.js"], {
+    ...env,
+    DATABASE_URL: databaseUrl,
+  });
+  const lines = [
+    `reads spread at random over ${queueCount.toLocaleString("en-US")} queues / ${(queueCount * prsPerQueue).toLocaleString("en-US")} queued PRs:`,
+  ];
+  const randomQueue = () => ({ repo, targetBranch: branchOf(Math.floor(Math.random() * queueCount)) });
+  const bodies: Record<string, () => object> = {
+    "/v1/getQueue": randomQueue,
+    "/v1/getSubmittedPullRequest": () => ({
+      ...randomQueue(),
+      pr: { number: 1 + Math.floor(Math.random() * prsPerQueue) },
+    }),
+    "/v1/listPullRequests": randomQueue,
+  };
+  for (const [route, body] of Object.entries(bodies)) await throughput(port, route, body, 10, token, 1);
+  for (const [route, body] of Object.entries(bodies)) {
+    const spread = await throughput(port, route, body, 10, token);
+    const single = oneQueueRates.get(route)!;
+    lines.push(
+      `${route.slice("/v1/".length).padEnd(24)} 10 conn: ${String(Math.round(spread.rate)).padStart(6)} req/s vs one queue ${String(Math.round(single)).padStart(6)} = ${(spread.rate / single).toFixed(2)} (p50 ${spread.p50} ms, p99 ${spread.p99} ms)`,
+    );
+  }
+  await stop(child);
+  return lines;
 }
 
 await main();
