@@ -14,12 +14,16 @@ import type { QueueSnapshot } from "../store/queue-storage.ts";
 import { coveredRepository, resolveRepository } from "./repo-access.ts";
 import type { RepoRef } from "./schemas.ts";
 
-export interface QueueAccess {
+/** A queue a request may read, and the version of its state saved last (read with it, in one query). */
+export interface QueueVersionAccess {
   repository: Repository;
   queue: QueueRef;
+  version: number;
+}
+
+export interface QueueAccess extends QueueVersionAccess {
   /** The queue's state as last saved, shared with other requests (./queue-read-cache.ts): never to be mutated. */
   state: QueueState;
-  snapshot: QueueSnapshot;
 }
 
 export function queueNotFound(repository: Repository, branch: string) {
@@ -29,17 +33,33 @@ export function queueNotFound(repository: Repository, branch: string) {
   );
 }
 
+/** The queue a request names, without its state: what a read answered from the cache needs. */
+export async function resolveQueueVersion(
+  deps: ApiDependencies,
+  principal: Principal,
+  target: { repo: RepoRef; targetBranch: string },
+): Promise<QueueVersionAccess> {
+  const { repository, queue: found } = await findRepositoryQueue(deps, principal, target);
+  if (found === undefined) throw queueNotFound(repository, target.targetBranch);
+  const { version, ...queue } = found;
+  return { repository, queue, version };
+}
+
+/** The queue a request names, with its state as saved at the version read, or later. */
 export async function resolveQueue(
   deps: ApiDependencies,
   principal: Principal,
   target: { repo: RepoRef; targetBranch: string },
 ): Promise<QueueAccess> {
-  const { repository, queue: found } = await findRepositoryQueue(deps, principal, target);
-  if (found === undefined) throw queueNotFound(repository, target.targetBranch);
-  const { version, ...queue } = found;
-  const snapshot = await deps.store.queueSnapshot(queue.id, version);
-  if (snapshot === undefined) throw queueNotFound(repository, target.targetBranch);
-  return { repository, queue, state: snapshot.state, snapshot };
+  const access = await resolveQueueVersion(deps, principal, target);
+  return { ...access, ...(await snapshotOf(deps, access)) };
+}
+
+/** The state of the queue `access` names, as saved at its version or later. */
+export async function snapshotOf(deps: ApiDependencies, access: QueueVersionAccess): Promise<QueueSnapshot> {
+  const snapshot = await deps.store.queueSnapshot(access.queue.id, access.version);
+  if (snapshot === undefined) throw queueNotFound(access.repository, access.queue.branch);
+  return snapshot;
 }
 
 /** In one query when the repository is known to be installed and has the queue, as it mostly is. */

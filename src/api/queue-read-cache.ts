@@ -3,47 +3,48 @@
 // request took once the parsed state is shared (see QueueStateReads in the store).
 import type { FastifyReply } from "fastify";
 import type { Store } from "../store/database.ts";
-import type { QueueSnapshot } from "../store/queue-storage.ts";
+import type { QueueState } from "../queue/index.ts";
+import type { ApiDependencies } from "../http/dependencies.ts";
+import { type QueueVersionAccess, snapshotOf } from "./queue-access.ts";
 
 /** Characters of serialised answers kept (about as many bytes); the least recently read one goes first. */
 const maxAnswerCharacters = 8 * 1024 * 1024;
 
-export class QueueReadCache {
+class QueueReadCache {
   readonly #answers = new Map<string, string>();
   #answerCharacters = 0;
 
-  /**
-   * The answer named `key` for the snapshot, rendered once. `render` may also read what is saved together with
-   * the state (the queue's submissions): it runs after the snapshot was read, so it reads that data as of the
-   * snapshot's version or later.
-   */
-  async answer(snapshot: QueueSnapshot, key: string, render: () => Promise<string>): Promise<string> {
-    const name = `${snapshot.queueId}\n${snapshot.version}\n${key}`;
+  /** The answer named `key` for the queue's state saved as `version`, if this process rendered it. */
+  get(queueId: string, version: number, key: string): string | undefined {
+    const name = answerName(queueId, version, key);
     const cached = this.#answers.get(name);
     if (cached !== undefined) {
       // Most recently read last, so the least recently read goes first.
       this.#answers.delete(name);
       this.#answers.set(name, cached);
-      return cached;
     }
-    const answer = await render();
-    if (!this.#answers.has(name) && answer.length <= maxAnswerCharacters) {
-      this.#answers.set(name, answer);
-      this.#answerCharacters += answer.length;
-      while (this.#answerCharacters > maxAnswerCharacters) {
-        const oldest = this.#answers.keys().next().value as string;
-        this.#answerCharacters -= (this.#answers.get(oldest) as string).length;
-        this.#answers.delete(oldest);
-      }
+    return cached;
+  }
+
+  set(queueId: string, version: number, key: string, answer: string): void {
+    const name = answerName(queueId, version, key);
+    if (this.#answers.has(name) || answer.length > maxAnswerCharacters) return;
+    this.#answers.set(name, answer);
+    this.#answerCharacters += answer.length;
+    while (this.#answerCharacters > maxAnswerCharacters) {
+      const oldest = this.#answers.keys().next().value as string;
+      this.#answerCharacters -= (this.#answers.get(oldest) as string).length;
+      this.#answers.delete(oldest);
     }
-    return answer;
   }
 }
+
+const answerName = (queueId: string, version: number, key: string) => `${queueId}\n${version}\n${key}`;
 
 const caches = new WeakMap<Store, QueueReadCache>();
 
 /** The cache of the process's reads on `store`. */
-export function queueReadCache(store: Store): QueueReadCache {
+function queueReadCache(store: Store): QueueReadCache {
   let cache = caches.get(store);
   if (cache === undefined) {
     cache = new QueueReadCache();
@@ -53,21 +54,27 @@ export function queueReadCache(store: Store): QueueReadCache {
 }
 
 /**
- * Answers with `render()`'s value as the route's response schema serialises it, rendered and serialised once per
- * saved state of the queue (the same bytes and content type as returning the value).
+ * Answers with `render(state)`'s value as the route's response schema serialises it, rendered and serialised once
+ * per saved state of the queue (the same bytes and content type as returning the value). The state is read only
+ * to render: an answer cached for the version the request read needs none. `render` may also read what is saved
+ * together with the state (the queue's submissions): it runs after the state was read, so it reads that data as
+ * of the state's version or later.
  */
 export async function sendQueueAnswer(
   reply: FastifyReply,
-  store: Store,
-  snapshot: QueueSnapshot,
+  deps: ApiDependencies,
+  access: QueueVersionAccess,
   key: string,
-  render: () => unknown,
+  render: (state: QueueState) => unknown,
 ): Promise<FastifyReply> {
-  // The response schemas' serialisers (fast-json-stringify) produce strings.
-  const json = await queueReadCache(store).answer(
-    snapshot,
-    key,
-    async () => reply.serialize(await render()) as string,
-  );
+  const cache = queueReadCache(deps.store);
+  const queueId = access.queue.id;
+  let json = cache.get(queueId, access.version, key);
+  if (json === undefined) {
+    const snapshot = await snapshotOf(deps, access);
+    // The response schemas' serialisers (fast-json-stringify) produce strings.
+    json = reply.serialize(await render(snapshot.state)) as string;
+    cache.set(queueId, snapshot.version, key, json);
+  }
   return reply.type("application/json; charset=utf-8").send(json);
 }

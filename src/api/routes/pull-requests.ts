@@ -19,7 +19,12 @@ import { decodeCursor, encodeCursor } from "../cursor.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { conflict, notFound } from "../../http/problem.ts";
-import { type QueueAccess, resolveQueue } from "../queue-access.ts";
+import {
+  type QueueAccess,
+  type QueueVersionAccess,
+  resolveQueue,
+  resolveQueueVersion,
+} from "../queue-access.ts";
 import { sendQueueAnswer } from "../queue-read-cache.ts";
 import {
   ImpactedTargetsResponse,
@@ -31,9 +36,9 @@ import {
   SubmitPullRequestRequest,
 } from "../schemas.ts";
 
-const repoName = (access: QueueAccess) => `${access.repository.owner}/${access.repository.name}`;
+const repoName = (access: QueueVersionAccess) => `${access.repository.owner}/${access.repository.name}`;
 
-function notSubmitted(access: QueueAccess, prNumber: number) {
+function notSubmitted(access: QueueVersionAccess, prNumber: number) {
   return notFound(
     "pull_request_not_submitted",
     `#${prNumber} was never submitted to the ${access.queue.branch} queue of ${repoName(access)}`,
@@ -48,9 +53,14 @@ function recordOf(state: QueueState | undefined, access: QueueAccess, prNumber: 
 }
 
 /** The record of the PR's latest submission: from the queue, or from history once the queue let go of it. */
-async function currentRecord(deps: ApiDependencies, access: QueueAccess, prNumber: number) {
+async function currentRecord(
+  deps: ApiDependencies,
+  access: QueueVersionAccess,
+  state: QueueState,
+  prNumber: number,
+) {
   const view =
-    pullRequestView(access.state, prNumber) ??
+    pullRequestView(state, prNumber) ??
     (await latestSubmissionRecord(deps.store.db, access.queue.id, prNumber));
   if (view === undefined) throw notSubmitted(access, prNumber);
   return view;
@@ -119,7 +129,7 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       const principal = principalOf(request);
       const access = await resolveQueue(deps, principal, request.body);
       const number = Number(request.body.pr.number);
-      const current = await currentRecord(deps, access, number);
+      const current = await currentRecord(deps, access, access.state, number);
       if (current.state === "merged" || current.state === "failed") {
         throw conflict(
           "pull_request_finished",
@@ -152,7 +162,7 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     async (request) => {
       const access = await resolveQueue(deps, principalOf(request), request.body);
       const number = Number(request.body.pr.number);
-      const current = await currentRecord(deps, access, number);
+      const current = await currentRecord(deps, access, access.state, number);
       if (!current.isCurrentlySubmittedToQueue) {
         throw conflict(
           "pull_request_finished",
@@ -216,10 +226,10 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       },
     },
     async (request, reply) => {
-      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const access = await resolveQueueVersion(deps, principalOf(request), request.body);
       const number = Number(request.body.pr.number);
-      return sendQueueAnswer(reply, deps.store, access.snapshot, `getSubmittedPullRequest ${number}`, () =>
-        currentRecord(deps, access, number),
+      return sendQueueAnswer(reply, deps, access, `getSubmittedPullRequest ${number}`, (state) =>
+        currentRecord(deps, access, state, number),
       );
     },
   );
@@ -235,12 +245,12 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       },
     },
     async (request, reply) => {
-      const access = await resolveQueue(deps, principalOf(request), request.body);
+      const access = await resolveQueueVersion(deps, principalOf(request), request.body);
       const { queue } = access;
       const { state, since, cursor, take = 50 } = request.body;
       // Submissions are saved with the queue's state: a page stays right as long as the state does.
       const pageKey = JSON.stringify(["listPullRequests", state, since, cursor, take]);
-      return sendQueueAnswer(reply, deps.store, access.snapshot, pageKey, async () => {
+      return sendQueueAnswer(reply, deps, access, pageKey, async () => {
         const page = await listSubmissions(deps.store.db, queue.id, {
           state,
           since: since === undefined ? undefined : Date.parse(since),

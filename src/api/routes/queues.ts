@@ -9,7 +9,7 @@ import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { conflict } from "../../http/problem.ts";
-import { queueNotFound, resolveQueue } from "../queue-access.ts";
+import { queueNotFound, resolveQueue, resolveQueueVersion } from "../queue-access.ts";
 import { sendQueueAnswer } from "../queue-read-cache.ts";
 import { resolveRepository } from "../repo-access.ts";
 import { CreateQueueRequest, Empty, QueueRecord, QueueRequest, UpdateQueueRequest } from "../schemas.ts";
@@ -72,8 +72,8 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       },
     },
     async (request, reply) => {
-      const { snapshot } = await resolveQueue(deps, principalOf(request), request.body);
-      return sendQueueAnswer(reply, deps.store, snapshot, "getQueue", () => queueView(snapshot.state));
+      const access = await resolveQueueVersion(deps, principalOf(request), request.body);
+      return sendQueueAnswer(reply, deps, access, "getQueue", queueView);
     },
   );
 
