@@ -7,8 +7,12 @@ import type { QueueState } from "../queue/index.ts";
 import type { ApiDependencies } from "../http/dependencies.ts";
 import { type QueueVersionAccess, snapshotOf } from "./queue-access.ts";
 
-/** Characters of serialised answers kept (about as many bytes); the least recently read one goes first. */
-const maxAnswerCharacters = 8 * 1024 * 1024;
+/**
+ * Characters of serialised answers kept (about as many bytes); the least recently read one goes first. Enough for
+ * every answer of 1,000 queues of 20 PRs each (a PR's record is under 1 KB, a queue's about 13 KB); with less, reads
+ * spread over many queues keep rendering answers that were dropped a moment before.
+ */
+const maxAnswerCharacters = 32 * 1024 * 1024;
 
 class QueueReadCache {
   readonly #answers = new Map<string, string>();

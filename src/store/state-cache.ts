@@ -3,8 +3,11 @@
 // is read in the step's own transaction, so a state another replica saved since is never taken from here.
 import type { QueueState } from "../queue/index.ts";
 
-/** As many queues as are likely to be busy at once; the others are read from the database as before. */
-const CAPACITY = 256;
+/**
+ * Queues whose states are kept: a process serving 1,000 queues keeps them all (the API's reads render answers from
+ * them); beyond, the least recently used are read from the database as before.
+ */
+const CAPACITY = 1024;
 
 export class QueueStateCache {
   readonly #states = new Map<string, { version: number; state: QueueState }>();
