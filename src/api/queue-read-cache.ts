@@ -9,7 +9,7 @@ import { type QueueVersionAccess, snapshotOf } from "./queue-access.ts";
 
 /**
  * Characters of serialised answers kept (about as many bytes); the least recently read one goes first. Enough for
- * every answer of 1,000 queues of 20 PRs each (a PR's record is under 1 KB, a queue's about 13 KB); with less, reads
+ * every answer of 1,000 queues of 20 PRs each (about 20 MB: a PR's record is about 300 bytes); with less, reads
  * spread over many queues keep rendering answers that were dropped a moment before.
  */
 const maxAnswerCharacters = 32 * 1024 * 1024;
