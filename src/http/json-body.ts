@@ -4,6 +4,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bodyLimitBytes, payloadTooLarge, Problem, problemContentType } from "./problem.ts";
+import { parseWhole } from "./json-scanner.ts";
+import { readStreamedJson } from "./streamed-json-body.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -35,18 +37,22 @@ export function registerJsonBodyParser(api: FastifyInstance): void {
   });
   api.removeAllContentTypeParsers();
   api.addContentTypeParser(jsonContentType, (request: FastifyRequest, payload: IncomingMessage, done) => {
-    readJson(request, payload, done);
+    const declared = Number(request.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > bodyLimitBytes) {
+      refuseOversizedBody(request, payload);
+    } else if (request.routeOptions.config.streamedStrings !== undefined) {
+      readStreamedJson(request, responses.get(request.raw), payload, done, () =>
+        refuseOversizedBody(request, payload),
+      );
+    } else {
+      readJson(request, payload, done);
+    }
   });
 }
 
 type Done = (error: Error | null, body?: unknown) => void;
 
 function readJson(request: FastifyRequest, payload: IncomingMessage, done: Done): void {
-  const declared = Number(request.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > bodyLimitBytes) {
-    refuseOversizedBody(request, payload);
-    return;
-  }
   const chunks: Buffer[] = [];
   let received = 0;
   const onData = (chunk: Buffer) => {
@@ -89,19 +95,7 @@ function parseJson(buffer: Buffer): unknown {
   const text = buffer.toString("utf8").replace(/^\uFEFF/, "");
   if (text.trim() === "")
     throw new Problem(400, "invalid_json", "the request body is empty; send a JSON object");
-  try {
-    return JSON.parse(text, rejectPrototypeKeys);
-  } catch (error) {
-    if (error instanceof Problem) throw error;
-    throw new Problem(400, "invalid_json", `the request body is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function rejectPrototypeKeys(key: string, value: unknown): unknown {
-  if (key === "__proto__" || key === "constructor") {
-    throw new Problem(400, "invalid_json", `the request body contains the forbidden key "${key}"`);
-  }
-  return value;
+  return parseWhole(text);
 }
 
 /**
