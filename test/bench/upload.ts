@@ -45,12 +45,25 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   }
 }
 
+async function sample(url: string, pid: number) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const pick = (name: string) => Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1]) / MiB;
+  const smaps = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  const anon = Number(/Anonymous:\s+(\d+)/.exec(smaps)?.[1]) / 1024;
+  console.log(
+    `rss ${statusMiB(pid, "VmRSS").toFixed(0)} anon ${anon.toFixed(0)} heapTotal ${pick("nodejs_heap_size_total_bytes").toFixed(0)} used ${pick("nodejs_heap_size_used_bytes").toFixed(0)} external ${pick("nodejs_external_memory_bytes").toFixed(0)}`,
+  );
+}
+
 async function measureUpload(pid: number, target: UploadTarget, report: string) {
   // Writing 5 to clear_refs resets VmHWM to the current RSS: the peak read afterwards is the upload's.
   writeFileSync(`/proc/${pid}/clear_refs`, "5");
   const cpuBefore = cpuMs(pid);
   const began = performance.now();
+  const diag = process.env.BENCH_DIAG === undefined ? undefined : setInterval(() => void sample(target.serviceUrl, pid), 300);
   const summary = await uploadReports(target, [report]);
+  clearInterval(diag);
+  await sample(target.serviceUrl, pid);
   const seconds = (performance.now() - began) / 1000;
   return {
     results: summary.testResults,
@@ -94,6 +107,7 @@ async function main(): Promise<void> {
       PORT: String(port),
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
+      OPERATOR_METRICS: "true",
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
