@@ -185,22 +185,30 @@ export class JsonBodyScanner {
   }
 
   private readString(piece: string, index: number): number {
-    STRING_STOP.lastIndex = index;
-    const stop = STRING_STOP.exec(piece);
-    const end = stop === null ? piece.length : stop.index;
-    if (end > index) this.text.push(piece.slice(index, end));
-    if (stop === null) return end;
-    const char = piece[end] as string;
-    if (char === '"') {
-      this.flushText(true);
-      this.sink.stringEnd();
-      return this.go("after-element", end);
+    for (let from = index; ; ) {
+      STRING_STOP.lastIndex = from;
+      const stop = STRING_STOP.exec(piece);
+      const end = stop === null ? piece.length : stop.index;
+      if (end > from) this.text.push(piece.slice(from, end));
+      if (stop === null) return end;
+      const char = piece[end] as string;
+      if (char === '"') {
+        this.flushText(true);
+        this.sink.stringEnd();
+        return this.go("after-element", end);
+      }
+      if (char !== "\\") {
+        throw invalidJson(`Bad control character in string literal at position ${this.offset + end}`);
+      }
+      // The common escapes (a report's quotes) are decoded here; the others, and one cut short, by readEscape.
+      const simple = SIMPLE_ESCAPES[piece[end + 1] ?? ""];
+      if (simple === undefined) {
+        this.escape = "";
+        return this.go("escape", end);
+      }
+      this.text.push(simple);
+      from = end + 2;
     }
-    if (char === "\\") {
-      this.escape = "";
-      return this.go("escape", end);
-    }
-    throw invalidJson(`Bad control character in string literal at position ${this.offset + end}`);
   }
 
   /** Reads an escape (after its backslash), which may come in more than one piece. */
