@@ -43,7 +43,8 @@ type RawKind = "string" | "container" | "primitive";
 type RawDone = (raw: string) => State;
 
 const WHITESPACE = new Set([" ", "\t", "\n", "\r"]);
-/** In a streamed string, the characters that end a run of plain text. */
+/** In a streamed string, the characters that end a run of plain text: a quote, an escape, a control character. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const STRING_STOP = /["\\\u0000-\u001f]/g;
 const SIMPLE_ESCAPES: Record<string, string> = {
   '"': '"',
@@ -185,7 +186,7 @@ export class JsonBodyScanner {
   }
 
   private readString(piece: string, index: number): number {
-    for (let from = index; ; ) {
+    for (let from = index; ;) {
       STRING_STOP.lastIndex = from;
       const stop = STRING_STOP.exec(piece);
       const end = stop === null ? piece.length : stop.index;

@@ -82,9 +82,10 @@ export function readStreamedJson(
   done: Done,
   refuse: () => void,
 ): void {
+  const key = request.routeOptions.config.streamedStrings as string;
   const spool = new StringSpool();
-  const body = new BodyWithoutStrings(request.routeOptions.config.streamedStrings as string, spool);
-  const scanner = new JsonBodyScanner(request.routeOptions.config.streamedStrings as string, body);
+  const body = new BodyWithoutStrings(key, spool);
+  const scanner = new JsonBodyScanner(key, body);
   const decoder = new TextDecoder();
   let failure: Error | undefined;
   const fail = (error: unknown) => {
