@@ -1,6 +1,8 @@
 // Reads JSON request bodies with the 20 MiB limit of contract 1: an oversized body is refused with 413 as
 // soon as its declared length or the bytes received pass the limit, without buffering it. The rest is read
-// and discarded so the client (still sending) reliably receives the 413, then the connection is closed.
+// and discarded so the client (still sending) reliably receives the 413, then the connection is closed. A route
+// whose body carries large strings (an upload's reports) names them in its `streamedStrings` config: its body is
+// read as it arrives (streamed-json-body.ts) rather than buffered and parsed whole.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bodyLimitBytes, payloadTooLarge, Problem, problemContentType } from "./problem.ts";
@@ -28,7 +30,10 @@ export function isJsonContentType(header: string | string[] | undefined): boolea
   return jsonContentType.test(type);
 }
 
-/** The raw response of each request in flight, so the parser can answer an oversized body itself. */
+/**
+ * The raw response of each request in flight, so the parser can answer an oversized body itself (and a streamed
+ * body's spool be closed with the exchange).
+ */
 const responses = new WeakMap<IncomingMessage, ServerResponse>();
 
 export function registerJsonBodyParser(api: FastifyInstance): void {
