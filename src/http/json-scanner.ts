@@ -62,8 +62,9 @@ export class JsonBodyScanner {
   /** Characters read before the current piece, for the position in error messages. */
   private offset = 0;
   private key = "";
-  // The value being read whole.
+  // The value being read whole: its text in earlier pieces, and where it began in the current one (else 0).
   private rawParts: string[] = [];
+  private rawStart = 0;
   private rawKind: RawKind = "primitive";
   private rawDepth = 0;
   private rawInString = false;
@@ -83,7 +84,7 @@ export class JsonBodyScanner {
     let index = 0;
     while (index < piece.length) index = this.step(piece, index);
     if (this.state === "raw") {
-      this.rawParts.push(piece.slice(this.rawStartIn(piece)));
+      this.rawParts.push(piece.slice(this.rawStart));
       this.rawStart = 0;
     }
     this.flushText(false);
@@ -97,12 +98,6 @@ export class JsonBodyScanner {
     }
     if (this.state === "raw" && this.rawKind === "primitive") this.completeRaw("", 0);
     if (this.state !== "done") throw invalidJson("Unexpected end of JSON input");
-  }
-
-  /** Where, in the current piece, the value read whole began (0 if it began in an earlier piece). */
-  private rawStart = 0;
-  private rawStartIn(piece: string): number {
-    return Math.min(this.rawStart, piece.length);
   }
 
   /** Reads from `index` on, in the current state; returns where to go on. */
@@ -287,7 +282,7 @@ export class JsonBodyScanner {
 
   /** The value read whole ends before `end` of the current piece. */
   private completeRaw(piece: string, end: number): number {
-    this.rawParts.push(piece.slice(this.rawStartIn(piece), end));
+    this.rawParts.push(piece.slice(this.rawStart, end));
     const raw = this.rawParts.join("");
     this.rawParts = [];
     this.state = this.rawDone(raw);
