@@ -18,10 +18,25 @@ export class IdempotencyKeyReused extends Error {
   }
 }
 
-/** SHA-256 of the parts of a request, in order; each part is length-prefixed, so no two lists hash alike. */
-export function uploadRequestHash(parts: readonly (string | number | null | undefined)[]): string {
+/** A part given as its UTF-8 bytes, in chunks: a report read back from where the request body was kept. */
+export interface StreamedPart extends AsyncIterable<Uint8Array> {
+  readonly byteLength: number;
+}
+
+/**
+ * SHA-256 of the parts of a request, in order; each part is length-prefixed, so no two lists hash alike. A streamed
+ * part hashes as the string of its bytes does.
+ */
+export async function uploadRequestHash(
+  parts: readonly (string | number | null | undefined | StreamedPart)[],
+): Promise<string> {
   const hash = createHash("sha256");
   for (const part of parts) {
+    if (typeof part === "object" && part !== null) {
+      hash.update(`+${part.byteLength}:`);
+      for await (const chunk of part) hash.update(chunk);
+      continue;
+    }
     const text = part === null || part === undefined ? "" : String(part);
     hash.update(`${part === null || part === undefined ? "-" : "+"}${Buffer.byteLength(text)}:`);
     hash.update(text);

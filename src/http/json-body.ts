@@ -1,9 +1,13 @@
 // Reads JSON request bodies with the 20 MiB limit of contract 1: an oversized body is refused with 413 as
 // soon as its declared length or the bytes received pass the limit, without buffering it. The rest is read
-// and discarded so the client (still sending) reliably receives the 413, then the connection is closed.
+// and discarded so the client (still sending) reliably receives the 413, then the connection is closed. A route
+// whose body carries large strings (an upload's reports) names them in its `streamedStrings` config: its body is
+// read as it arrives (streamed-json-body.ts) rather than buffered and parsed whole.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bodyLimitBytes, payloadTooLarge, Problem, problemContentType } from "./problem.ts";
+import { parseWhole } from "./json-scanner.ts";
+import { readStreamedJson } from "./streamed-json-body.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -26,7 +30,10 @@ export function isJsonContentType(header: string | string[] | undefined): boolea
   return jsonContentType.test(type);
 }
 
-/** The raw response of each request in flight, so the parser can answer an oversized body itself. */
+/**
+ * The raw response of each request in flight, so the parser can answer an oversized body itself (and a streamed
+ * body's spool be closed with the exchange).
+ */
 const responses = new WeakMap<IncomingMessage, ServerResponse>();
 
 export function registerJsonBodyParser(api: FastifyInstance): void {
@@ -35,18 +42,22 @@ export function registerJsonBodyParser(api: FastifyInstance): void {
   });
   api.removeAllContentTypeParsers();
   api.addContentTypeParser(jsonContentType, (request: FastifyRequest, payload: IncomingMessage, done) => {
-    readJson(request, payload, done);
+    const declared = Number(request.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > bodyLimitBytes) {
+      refuseOversizedBody(request, payload);
+    } else if (request.routeOptions.config.streamedStrings !== undefined) {
+      readStreamedJson(request, responses.get(request.raw), payload, done, () =>
+        refuseOversizedBody(request, payload),
+      );
+    } else {
+      readJson(request, payload, done);
+    }
   });
 }
 
 type Done = (error: Error | null, body?: unknown) => void;
 
 function readJson(request: FastifyRequest, payload: IncomingMessage, done: Done): void {
-  const declared = Number(request.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > bodyLimitBytes) {
-    refuseOversizedBody(request, payload);
-    return;
-  }
   const chunks: Buffer[] = [];
   let received = 0;
   const onData = (chunk: Buffer) => {
@@ -89,23 +100,7 @@ function parseJson(buffer: Buffer): unknown {
   const text = buffer.toString("utf8").replace(/^\uFEFF/, "");
   if (text.trim() === "")
     throw new Problem(400, "invalid_json", "the request body is empty; send a JSON object");
-  try {
-    // A reviver makes parsing several times slower: only a body that names one of the keys needs it.
-    return forbiddenKey.test(text) ? JSON.parse(text, rejectPrototypeKeys) : JSON.parse(text);
-  } catch (error) {
-    if (error instanceof Problem) throw error;
-    throw new Problem(400, "invalid_json", `the request body is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-/** Whether a text may hold a key `rejectPrototypeKeys` refuses (also written with escapes, as `\u005f_proto__`). */
-const forbiddenKey = /__proto__|constructor|\\u/;
-
-function rejectPrototypeKeys(key: string, value: unknown): unknown {
-  if (key === "__proto__" || key === "constructor") {
-    throw new Problem(400, "invalid_json", `the request body contains the forbidden key "${key}"`);
-  }
-  return value;
+  return parseWhole(text);
 }
 
 /**

@@ -3,7 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
 import { ingestUpload } from "../../health-use-cases/ingestion.ts";
-import { IdempotencyKeyReused, uploadRequestHash } from "../../health-use-cases/upload-receipts.ts";
+import {
+  IdempotencyKeyReused,
+  type StreamedPart,
+  uploadRequestHash,
+} from "../../health-use-cases/upload-receipts.ts";
 import { JunitParseError } from "../../health/parsed-report.ts";
 import { stableBranches } from "../../health-use-cases/checkout-facts.ts";
 import type { TestCase } from "../../health/test-case.ts";
@@ -27,6 +31,7 @@ import {
 import { errorResponses } from "../openapi.ts";
 import { readPage } from "../../health-use-cases/page-tokens.ts";
 import { invalidRequest, Problem } from "../../http/problem.ts";
+import { streamedStrings } from "../../http/streamed-json-body.ts";
 import { testHealthRepository } from "../repo-access.ts";
 import {
   failingTestsListing,
@@ -67,9 +72,12 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
         body: UploadRequest,
         response: { 200: UploadResponse, ...errorResponses(400, 401, 403, 404, 413, 422) },
       },
+      // The reports are read as they arrive into a temporary file, then from it: never whole in memory.
+      config: { streamedStrings: "junit_xml" },
     },
     async (request) => {
       const body = request.body;
+      const documents = streamedStrings(request);
       const now = deps.clock();
       const prNumber =
         body.pr_number === undefined || body.pr_number === null || body.pr_number === ""
@@ -103,7 +111,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
           runUrl: body.run_url || null,
           repoRoot: body.repo_root || null,
           startedAt,
-          documents: body.junit_xml,
+          documents,
           stableBranches: branches,
           checkout,
           ...(idempotencyKey === undefined
@@ -111,7 +119,9 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
             : {
                 receipt: {
                   idempotencyKey,
-                  requestHash: uploadRequestHash(uploadRequestParts(body, prNumber, startedAt)),
+                  requestHash: await uploadRequestHash(
+                    uploadRequestParts(body, documents, prNumber, startedAt),
+                  ),
                 },
               }),
           now,
@@ -323,9 +333,10 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 /** What an upload asks for, each field as it is stored: a retry that asks for the same is the same upload. */
 function uploadRequestParts(
   body: UploadRequest,
+  documents: readonly StreamedPart[],
   prNumber: number | null,
   startedAt: number | null,
-): (string | number | null | undefined)[] {
+): (string | number | null | undefined | StreamedPart)[] {
   const { repo } = body;
   return [
     `${repo.host}/${repo.owner}/${repo.name}`.toLowerCase(),
@@ -339,7 +350,7 @@ function uploadRequestParts(
     startedAt,
     body.default_branch,
     body.codeowners,
-    body.junit_xml.length,
-    ...body.junit_xml,
+    documents.length,
+    ...documents,
   ];
 }
