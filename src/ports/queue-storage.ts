@@ -92,6 +92,8 @@ export interface QueueStorage {
   queueLocation(queueId: string): Promise<QueueLocation | undefined>;
   /** The state as of the last committed step. */
   loadQueueState(queueId: string): Promise<StoredQueueState | undefined>;
+  /** The state this process last loaded or saved, without reading storage: a newer one may be saved since. */
+  knownQueueState(queueId: string): QueueState | undefined;
   /** Creates the queue with its initial state; false when the repository already has a queue for the branch. */
   createQueue(queue: NewQueue, state: QueueState, now: number): Promise<boolean>;
   queuesNeedingAttention(now: number): Promise<QueueNeedingAttention[]>;

@@ -70,6 +70,7 @@ export function queueStorage({ db, dialect }: Connection): QueueStorage & QueueS
     },
     queueLocation: (queueId) => queueLocation(db, queueId),
     loadQueueState: (queueId) => loadQueueState(db, queueId, states),
+    knownQueueState: (queueId) => states.latest(queueId),
     createQueue: (queue, state, now) =>
       db.transaction().execute(async (trx) => {
         if (!(await insertQueue(trx, queue, now))) return false;
