@@ -15,17 +15,26 @@ import { reportKey, type StatusReport, supersedes } from "./status-reports.ts";
  * nothing, and is stepped.
  */
 export function isInert(state: QueueState, event: QueueEvent, now: number): boolean {
-  const deadline = nextDeadline(state);
-  if ((deadline !== null && deadline <= now) || compact(state, now) !== state) return false;
+  return inertByItself(state, event) && atRest(state, now);
+}
+
+/** Whether the event's own handling leaves the state as it is. */
+function inertByItself(state: QueueState, event: QueueEvent): boolean {
   switch (event.type) {
     case "status_reported":
       return !changesAnyRun(state, event.sha, event.report);
     case "tick":
-      // Its only work is the testing timeouts, which are among the deadlines.
+      // Its only work is the testing timeouts, which are among the deadlines `atRest` reads.
       return true;
     default:
       return false;
   }
+}
+
+/** Whether stepping anything at `now` starts nothing by itself (no deadline passed) and compacts nothing. */
+function atRest(state: QueueState, now: number): boolean {
+  const deadline = nextDeadline(state);
+  return (deadline === null || now < deadline) && compact(state, now) === state;
 }
 
 /** What `onStatusReported` records: the report, on the runs in flight testing `sha` that hold none newer. */

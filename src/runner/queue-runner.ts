@@ -82,7 +82,10 @@ export class QueueRunner {
       const group = [dispatch];
       this.#gathering.set(queueId, group);
       void this.#mutex
-        .run(queueId, () => {
+        .run(queueId, async () => {
+          // Deliveries already received join first: on SQLite a step runs to its commit without letting I/O in,
+          // so without this turn of the event loop no dispatch would ever find another gathering.
+          await new Promise((resolve) => setImmediate(resolve));
           if (this.#gathering.get(queueId) === group) this.#gathering.delete(queueId);
           return this.#stepGroup(queueId, group);
         })
