@@ -11,6 +11,10 @@ export interface StoredQueueState {
   nextCommandSeq: number;
 }
 
+export interface LocatedQueueState extends StoredQueueState {
+  location: QueueLocation;
+}
+
 /** One dispatch's change to the queue: its new state, the commands it produced, and when. */
 export interface QueueStepSegment {
   next: QueueState;
@@ -73,6 +77,8 @@ export interface DeliveryRecord {
 /** What a use case does inside one queue's transaction: all of it is saved together or not at all. */
 export interface QueueTransaction {
   loadQueueState(queueId: string): Promise<StoredQueueState | undefined>;
+  /** `loadQueueState`, with where the queue is. */
+  loadLocatedQueueState(queueId: string): Promise<LocatedQueueState | undefined>;
   /** Saves the new state, its commands and its projections. */
   saveQueueStep(step: QueueStep): Promise<void>;
   /**

@@ -11,7 +11,7 @@ import {
   step,
 } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStepSegment, QueueStorage, StoredQueueState } from "../ports/queue-storage.ts";
+import type { QueueStepSegment, QueueStorage } from "../ports/queue-storage.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -130,11 +130,11 @@ export class QueueRunner {
         commandCount: 0,
       };
     }
-    const location = await store.queueLocation(queueId);
-    if (location === undefined) return { location, outcomes: [], commandCount: 0 };
     return store.inQueueTransaction(queueId, async (queue) => {
+      const stored = await queue.loadLocatedQueueState(queueId);
+      if (stored === undefined) return { location: undefined, outcomes: [], commandCount: 0 };
+      const { location } = stored;
       const outcomes: DispatchOutcome[] = [];
-      let loaded: Promise<StoredQueueState | undefined> | undefined;
       const segments: QueueStepSegment[] = [];
       const records = group.map(({ options: { delivery } }, index) =>
         delivery === undefined
@@ -151,8 +151,7 @@ export class QueueRunner {
           (record === undefined || recorded.delete(record.key)) &&
           // A command whose claim lapsed mid-run may have been run and reported by another replica already.
           (completesCommandId === undefined || (await queue.completeCommand(completesCommandId, now)));
-        const stored = applies ? await (loaded ??= queue.loadQueueState(queueId)) : undefined;
-        if (stored === undefined) {
+        if (!applies) {
           outcomes.push(undefined);
           continue;
         }
@@ -168,9 +167,8 @@ export class QueueRunner {
         if (state !== previous || commands.length > 0) segments.push({ next: state, commands, now });
         outcomes.push({ previous, state });
       }
-      const stored = await loaded;
       const last = segments.at(-1);
-      if (stored !== undefined && last !== undefined) {
+      if (last !== undefined) {
         await queue.saveQueueStep({
           ...last,
           stored,

@@ -1,7 +1,7 @@
 // CI results on test branches: `status`, `check_run` and `check_suite` webhooks (contract 5.3).
 import type { Probot } from "probot";
 import type { QueueEvent } from "../../queue/index.ts";
-import { notReadyPullRequestsAt, queueLocation, queuesTestingSha } from "../../store/queue-locations.ts";
+import { commitConcerns, queueLocation } from "../../store/queue-locations.ts";
 import { checkRunReport, commitStatusReport } from "../check-payloads.ts";
 import {
   deliveryOf,
@@ -27,10 +27,9 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): Direct
    * make it mergeable, which GitHub announces with no webhook: the PR is read again.
    */
   const report = async (delivery: { id: string; name: string }, sha: string, events: QueueEvent[]) => {
-    for (const queueId of await queuesTestingSha(store.db, sha)) {
-      await engine.dispatch(queueId, events, deliveryOf(delivery));
-    }
-    for (const { queueId, prNumber } of await notReadyPullRequestsAt(store.db, sha)) {
+    const { testing, notReady } = await commitConcerns(store.db, sha);
+    for (const queueId of testing) await engine.dispatch(queueId, events, deliveryOf(delivery));
+    for (const { queueId, prNumber } of notReady) {
       const location = await queueLocation(store.db, queueId);
       const pr = location === undefined ? null : await github.pullRequest(location, prNumber);
       if (pr === null) continue;
@@ -44,7 +43,7 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): Direct
   // caught here instead of at the next poll.
   on("check_suite.completed", async (context) => {
     const sha = context.payload.check_suite.head_sha;
-    for (const queueId of await queuesTestingSha(store.db, sha)) {
+    for (const queueId of (await commitConcerns(store.db, sha)).testing) {
       const location = await queueLocation(store.db, queueId);
       if (location === undefined) continue;
       const reports = await github.ciReports(location, sha);
