@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { QueueLocation } from "../ports/queue-location.ts";
+import { compiledOnce } from "./compiled-once.ts";
 import type { Database } from "./schema.ts";
 
 /** The columns of a QueueLocation, from `queues` joined with `repositories`. */
@@ -42,30 +43,35 @@ export async function findQueueLocation(
     .executeTakeFirst();
 }
 
+/** In-progress runs testing the commit (no PR number), then not-ready PRs at it. */
+const concernedBy = compiledOnce(
+  (db, sha: string) =>
+    db
+      .selectFrom("test_runs")
+      .select(["queue_id as queueId", sql<number | null>`null`.as("prNumber")])
+      .where("test_branch_sha", "=", sha)
+      .where("status", "=", "in_progress")
+      .unionAll(
+        db
+          .selectFrom("pull_request_submissions")
+          .select(["queue_id as queueId", "pr_number as prNumber"])
+          .where("pr_sha", "=", sha)
+          .where("state", "=", "not_ready"),
+      ),
+  1,
+);
+
 /**
- * Whom CI results on a commit concern, in one read: the queues with a run testing it, and the queued, not-ready PRs
- * whose head it is (the results may make them mergeable).
+ * Whom CI results on a commit concern, in one read (one per CI webhook): the queues with a run testing it, and the
+ * queued, not-ready PRs whose head it is (the results may make them mergeable).
  */
 export async function commitConcerns(
   db: Kysely<Database>,
   sha: string,
 ): Promise<{ testing: string[]; notReady: { queueId: string; prNumber: number }[] }> {
-  const rows = await db
-    .selectFrom("test_runs")
-    .select(["queue_id as queueId", sql<number | null>`null`.as("prNumber")])
-    .where("test_branch_sha", "=", sha)
-    .where("status", "=", "in_progress")
-    .unionAll(
-      db
-        .selectFrom("pull_request_submissions")
-        .select(["queue_id as queueId", "pr_number as prNumber"])
-        .where("pr_sha", "=", sha)
-        .where("state", "=", "not_ready"),
-    )
-    .execute();
   const testing = new Set<string>();
   const notReady: { queueId: string; prNumber: number }[] = [];
-  for (const { queueId, prNumber } of rows) {
+  for (const { queueId, prNumber } of await concernedBy(db, sha)) {
     if (prNumber === null) testing.add(queueId);
     else notReady.push({ queueId, prNumber });
   }
