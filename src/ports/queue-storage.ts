@@ -11,6 +11,10 @@ export interface StoredQueueState {
   nextCommandSeq: number;
 }
 
+export interface LocatedQueueState extends StoredQueueState {
+  location: QueueLocation;
+}
+
 /** One dispatch's change to the queue: its new state, the commands it produced, and when. */
 export interface QueueStepSegment {
   next: QueueState;
@@ -73,6 +77,8 @@ export interface DeliveryRecord {
 /** What a use case does inside one queue's transaction: all of it is saved together or not at all. */
 export interface QueueTransaction {
   loadQueueState(queueId: string): Promise<StoredQueueState | undefined>;
+  /** `loadQueueState`, with where the queue is. */
+  loadLocatedQueueState(queueId: string): Promise<LocatedQueueState | undefined>;
   /** Saves the new state, its commands and its projections. */
   saveQueueStep(step: QueueStep): Promise<void>;
   /**
@@ -92,6 +98,8 @@ export interface QueueStorage {
   queueLocation(queueId: string): Promise<QueueLocation | undefined>;
   /** The state as of the last committed step. */
   loadQueueState(queueId: string): Promise<StoredQueueState | undefined>;
+  /** The state this process last loaded or saved, without reading storage: a newer one may be saved since. */
+  knownQueueState(queueId: string): QueueState | undefined;
   /** Creates the queue with its initial state; false when the repository already has a queue for the branch. */
   createQueue(queue: NewQueue, state: QueueState, now: number): Promise<boolean>;
   queuesNeedingAttention(now: number): Promise<QueueNeedingAttention[]>;

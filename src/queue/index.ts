@@ -1,6 +1,7 @@
 export { compact } from "./compaction.ts";
 export type { QueueCommand, TestBranchMerge } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";
+export { isInert } from "./inert-events.ts";
 export { commentMarker } from "./pr-comment.ts";
 export { parsePriority } from "./priority.ts";
 export type { Readiness } from "./readiness.ts";

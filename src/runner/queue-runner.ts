@@ -2,9 +2,16 @@
 // state, step, save the new state with its commands and projections in one transaction, then hand the commands
 // to the worker.
 import type { Logger } from "probot";
-import { compact, type QueueCommand, type QueueEvent, type QueueState, step } from "../queue/index.ts";
+import {
+  compact,
+  isInert,
+  type QueueCommand,
+  type QueueEvent,
+  type QueueState,
+  step,
+} from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStepSegment, QueueStorage, StoredQueueState } from "../ports/queue-storage.ts";
+import type { QueueStepSegment, QueueStorage } from "../ports/queue-storage.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -75,7 +82,10 @@ export class QueueRunner {
       const group = [dispatch];
       this.#gathering.set(queueId, group);
       void this.#mutex
-        .run(queueId, () => {
+        .run(queueId, async () => {
+          // Deliveries already received join first: on SQLite a step runs to its commit without letting I/O in,
+          // so without this turn of the event loop no dispatch would ever find another gathering.
+          await new Promise((resolve) => setImmediate(resolve));
           if (this.#gathering.get(queueId) === group) this.#gathering.delete(queueId);
           return this.#stepGroup(queueId, group);
         })
@@ -105,16 +115,27 @@ export class QueueRunner {
     if (commandCount > 0) this.#deps.onCommandsSaved(queueId);
   }
 
-  /** Steps the dispatches' events, each after the one before, and saves the result in one transaction. */
+  /**
+   * Steps the dispatches' events, each after the one before, and saves the result in one transaction; or, when
+   * none of them can change the saved state, answers it without a transaction.
+   */
   async #stepTogether(queueId: string, group: readonly PendingDispatch[]): Promise<SteppedGroup> {
     const { store, clock } = this.#deps;
-    const location = await store.queueLocation(queueId);
-    if (location === undefined) return { location, outcomes: [], commandCount: 0 };
+    const nows = group.map(() => clock());
+    const unchanged = await this.#inertOn(queueId, group, nows);
+    if (unchanged !== undefined) {
+      return {
+        location: undefined,
+        outcomes: group.map(() => ({ previous: unchanged, state: unchanged })),
+        commandCount: 0,
+      };
+    }
     return store.inQueueTransaction(queueId, async (queue) => {
+      const stored = await queue.loadLocatedQueueState(queueId);
+      if (stored === undefined) return { location: undefined, outcomes: [], commandCount: 0 };
+      const { location } = stored;
       const outcomes: DispatchOutcome[] = [];
-      let loaded: Promise<StoredQueueState | undefined> | undefined;
       const segments: QueueStepSegment[] = [];
-      const nows = group.map(() => clock());
       const records = group.map(({ options: { delivery } }, index) =>
         delivery === undefined
           ? undefined
@@ -130,8 +151,7 @@ export class QueueRunner {
           (record === undefined || recorded.delete(record.key)) &&
           // A command whose claim lapsed mid-run may have been run and reported by another replica already.
           (completesCommandId === undefined || (await queue.completeCommand(completesCommandId, now)));
-        const stored = applies ? await (loaded ??= queue.loadQueueState(queueId)) : undefined;
-        if (stored === undefined) {
+        if (!applies) {
           outcomes.push(undefined);
           continue;
         }
@@ -147,9 +167,8 @@ export class QueueRunner {
         if (state !== previous || commands.length > 0) segments.push({ next: state, commands, now });
         outcomes.push({ previous, state });
       }
-      const stored = await loaded;
       const last = segments.at(-1);
-      if (stored !== undefined && last !== undefined) {
+      if (last !== undefined) {
         await queue.saveQueueStep({
           ...last,
           stored,
@@ -160,6 +179,31 @@ export class QueueRunner {
       const commandCount = segments.reduce((count, segment) => count + segment.commands.length, 0);
       return { location, outcomes, commandCount };
     });
+  }
+
+  /**
+   * The saved state, when every event of the group is inert on it (see `isInert`), else undefined. Such a group
+   * records no delivery either: it changed nothing, so a redelivery of it may be stepped as if it were the first.
+   * The state this process knows decides first, with no read; only an inert verdict is checked against the saved
+   * version, since another replica may have stepped the queue since. A command's result is always stepped, for
+   * its command is completed in the step's transaction.
+   */
+  async #inertOn(
+    queueId: string,
+    group: readonly PendingDispatch[],
+    nows: readonly number[],
+  ): Promise<QueueState | undefined> {
+    const inert = (state: QueueState) =>
+      group.every(
+        ({ events, options }, index) =>
+          options.completesCommandId === undefined &&
+          events.length > 0 &&
+          events.every((event) => isInert(state, event, nows[index]!)),
+      );
+    const known = this.#deps.store.knownQueueState(queueId);
+    if (known === undefined || !inert(known)) return undefined;
+    const saved = (await this.#deps.store.loadQueueState(queueId))?.state;
+    return saved !== undefined && (saved === known || inert(saved)) ? saved : undefined;
   }
 
   /** Runs `action` while no step of the queue runs in this process; later dispatches wait for it. */

@@ -1,8 +1,10 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { QueueLocation } from "../ports/queue-location.ts";
+import { compiledOnce } from "./compiled-once.ts";
 import type { Database } from "./schema.ts";
 
-const columns = [
+/** The columns of a QueueLocation, from `queues` joined with `repositories`. */
+export const locationColumns = [
   "queues.id as queueId",
   "repositories.id as repositoryId",
   "repositories.host",
@@ -19,7 +21,7 @@ export async function queueLocation(
   return db
     .selectFrom("queues")
     .innerJoin("repositories", "repositories.id", "queues.repository_id")
-    .select(columns)
+    .select(locationColumns)
     .where("queues.id", "=", queueId)
     .executeTakeFirst();
 }
@@ -33,7 +35,7 @@ export async function findQueueLocation(
   return db
     .selectFrom("queues")
     .innerJoin("repositories", "repositories.id", "queues.repository_id")
-    .select(columns)
+    .select(locationColumns)
     .where("repositories.host", "=", repo.host.toLowerCase())
     .where("repositories.owner_key", "=", repo.owner.toLowerCase())
     .where("repositories.name_key", "=", repo.name.toLowerCase())
@@ -41,27 +43,37 @@ export async function findQueueLocation(
     .executeTakeFirst();
 }
 
-/** Queues with a run testing this commit: CI results about it concern them. */
-export async function queuesTestingSha(db: Kysely<Database>, sha: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom("test_runs")
-    .select("queue_id")
-    .distinct()
-    .where("test_branch_sha", "=", sha)
-    .where("status", "=", "in_progress")
-    .execute();
-  return rows.map((row) => row.queue_id);
-}
+/** In-progress runs testing the commit (no PR number), then not-ready PRs at it. */
+const concernedBy = compiledOnce(
+  (db, sha: string) =>
+    db
+      .selectFrom("test_runs")
+      .select(["queue_id as queueId", sql<number | null>`null`.as("prNumber")])
+      .where("test_branch_sha", "=", sha)
+      .where("status", "=", "in_progress")
+      .unionAll(
+        db
+          .selectFrom("pull_request_submissions")
+          .select(["queue_id as queueId", "pr_number as prNumber"])
+          .where("pr_sha", "=", sha)
+          .where("state", "=", "not_ready"),
+      ),
+  1,
+);
 
-/** Queued, not-ready PRs whose head is this commit: CI results on it may make them mergeable. */
-export async function notReadyPullRequestsAt(
+/**
+ * Whom CI results on a commit concern, in one read (one per CI webhook): the queues with a run testing it, and the
+ * queued, not-ready PRs whose head it is (the results may make them mergeable).
+ */
+export async function commitConcerns(
   db: Kysely<Database>,
   sha: string,
-): Promise<{ queueId: string; prNumber: number }[]> {
-  return db
-    .selectFrom("pull_request_submissions")
-    .select(["queue_id as queueId", "pr_number as prNumber"])
-    .where("pr_sha", "=", sha)
-    .where("state", "=", "not_ready")
-    .execute();
+): Promise<{ testing: string[]; notReady: { queueId: string; prNumber: number }[] }> {
+  const testing = new Set<string>();
+  const notReady: { queueId: string; prNumber: number }[] = [];
+  for (const { queueId, prNumber } of await concernedBy(db, sha)) {
+    if (prNumber === null) testing.add(queueId);
+    else notReady.push({ queueId, prNumber });
+  }
+  return { testing: [...testing], notReady };
 }

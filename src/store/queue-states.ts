@@ -2,7 +2,13 @@
 // outbox) and the projections that the API and metrics read.
 import { type Kysely, sql, type Transaction } from "kysely";
 import { nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
-import type { QueueNeedingAttention, QueueStep, StoredQueueState } from "../ports/queue-storage.ts";
+import type {
+  LocatedQueueState,
+  QueueNeedingAttention,
+  QueueStep,
+  StoredQueueState,
+} from "../ports/queue-storage.ts";
+import { locationColumns } from "./queue-locations.ts";
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { Projections } from "./queue-projections.ts";
@@ -33,6 +39,36 @@ export async function loadQueueState(
   const current = cache && (await queueStateVersion(db, queueId));
   const cached = current && cache?.get(queueId, current.version);
   if (current && cached) return { queueId, state: cached, ...current };
+  return readQueueState(db, queueId, cache);
+}
+
+/** `loadQueueState` with where the queue is, read together: what a step needs. */
+export async function loadLocatedQueueState(
+  db: Kysely<Database>,
+  queueId: string,
+  cache: QueueStateCache,
+): Promise<LocatedQueueState | undefined> {
+  const row = await db
+    .selectFrom("queue_states")
+    .innerJoin("queues", "queues.id", "queue_states.queue_id")
+    .innerJoin("repositories", "repositories.id", "queues.repository_id")
+    .select([...locationColumns, "queue_states.version", "queue_states.next_command_seq as nextCommandSeq"])
+    .where("queue_states.queue_id", "=", queueId)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { version, nextCommandSeq, ...location } = row;
+  const cached = cache.get(queueId, version);
+  const stored = cached
+    ? { queueId, state: cached, version, nextCommandSeq }
+    : await readQueueState(db, queueId, cache);
+  return stored && { ...stored, location };
+}
+
+async function readQueueState(
+  db: Kysely<Database>,
+  queueId: string,
+  cache?: QueueStateCache,
+): Promise<StoredQueueState | undefined> {
   const row = await db
     .selectFrom("queue_states")
     .select(["state", "version", "next_command_seq"])

@@ -15,6 +15,7 @@ import {
 import { queueLocation } from "./queue-locations.ts";
 import {
   insertQueueState,
+  loadLocatedQueueState,
   loadQueueState,
   lockQueue,
   queuesNeedingAttention,
@@ -54,6 +55,7 @@ export function queueStorage({ db, dialect }: Connection): QueueStorage & QueueS
         await lockQueue(trx, dialect, queueId);
         const queue: QueueTransaction = {
           loadQueueState: (id) => loadQueueState(trx, id, states),
+          loadLocatedQueueState: (id) => loadLocatedQueueState(trx, id, states),
           saveQueueStep: async (step) => {
             await saveQueueStep(trx, step);
             saved.push(step);
@@ -70,6 +72,7 @@ export function queueStorage({ db, dialect }: Connection): QueueStorage & QueueS
     },
     queueLocation: (queueId) => queueLocation(db, queueId),
     loadQueueState: (queueId) => loadQueueState(db, queueId, states),
+    knownQueueState: (queueId) => states.latest(queueId),
     createQueue: (queue, state, now) =>
       db.transaction().execute(async (trx) => {
         if (!(await insertQueue(trx, queue, now))) return false;

@@ -22,6 +22,11 @@ export class QueueStateCache {
     return cached.state;
   }
 
+  /** The latest state this process knows, of whatever version: another replica may have saved a newer one. */
+  latest(queueId: string): QueueState | undefined {
+    return this.#states.get(queueId)?.state;
+  }
+
   set(queueId: string, version: number, state: QueueState): void {
     this.#states.delete(queueId);
     this.#states.set(queueId, { version, state });

@@ -1,4 +1,4 @@
-// Webhook load for npm run bench:queue: signed status deliveries on testing runs, 8 at a time from another process
+// Webhook load for npm run bench:queue: signed status and check_run deliveries on testing runs, 8 at a time from another process
 // (webhook-sender.ts), end to end (HTTP → translation → step → transaction → answer), on one queue or spread over
 // several, on SQLite or PostgreSQL.
 import { type ChildProcess, fork } from "node:child_process";
@@ -82,12 +82,34 @@ function deliver(sender: ChildProcess, order: Omit<SendOrder, "concurrency">): P
   });
 }
 
-/** Status deliveries from CI on the runs' commits, round robin over the queues. */
-function statusDeliveries(scenario: Scenario, shas: readonly string[], count: number): Delivery[] {
-  return Array.from({ length: count }, (_, i) => {
-    const delivery = scenario.repo.reportStatus(shas[i % shas.length]!, `job-${i % 50}`, "pending");
-    return { name: delivery.name, payload: delivery.payload };
-  });
+/** Deliveries per burst, after the warm-up's: the burst sends fresh ones, never the warm-up's again. */
+const warmUpDeliveries = 500;
+const burstDeliveries = 3000;
+
+/**
+ * What CI sends about the runs' commits, round robin over the queues: half of it pending statuses of 50 jobs, half
+ * check runs of 50 other jobs created and then completed. None is required but `ci`, whose own check run starts on
+ * every commit and never completes, so that the runs stay in flight (and the check suite incomplete) throughout.
+ */
+function ciDeliveries(scenario: Scenario, shas: readonly string[], count: number): Delivery[] {
+  const deliveries: Delivery[] = [];
+  const add = (delivery: Delivery) => deliveries.push({ name: delivery.name, payload: delivery.payload });
+  for (const sha of shas) scenario.repo.reportCheckRun(sha, "ci", { status: "in_progress" }).forEach(add);
+  const checkRuns = shas.map((sha) =>
+    (function* () {
+      for (let job = 0; ; job = (job + 1) % 50) {
+        yield* scenario.repo.reportCheckRun(sha, `check-${job}`, { status: "queued" });
+        yield* scenario.repo.reportCheckRun(sha, `check-${job}`, { conclusion: "success" });
+      }
+    })(),
+  );
+  for (let i = 0; deliveries.length < count; i++) {
+    const q = i % shas.length;
+    if (Math.floor(i / shas.length) % 2 === 0)
+      add(scenario.repo.reportStatus(shas[q]!, `job-${i % 50}`, "pending"));
+    else add(checkRuns[q]!.next().value!);
+  }
+  return deliveries;
 }
 
 export interface LoadOptions {
@@ -107,7 +129,7 @@ async function withLoad<T>(
   });
   try {
     const shas = await testingQueues(scenario, queues);
-    const deliveries = statusDeliveries(scenario, shas, 3000);
+    const deliveries = ciDeliveries(scenario, shas, warmUpDeliveries + burstDeliveries);
     scenario.fake.takeWebhooks();
     return await work((order) => deliver(sender, { ...order, url: scenario.server.url, deliveries }));
   } finally {
@@ -118,15 +140,16 @@ async function withLoad<T>(
 
 function describe({ dialect, queues }: LoadOptions): string {
   const spread = queues === 1 ? "one queue" : `${queues} queues`;
-  return `status events on testing runs, ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}, ${spread}, ${concurrentDeliveries} concurrent deliveries`;
+  return `status and check_run events on testing runs, ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}, ${spread}, ${concurrentDeliveries} concurrent deliveries`;
 }
 
 /** One burst of 3,000 deliveries after 500 that warm up; events per second and answer times. */
 export async function benchWebhooks(options: LoadOptions): Promise<string> {
   return withLoad(options, async (send) => {
-    await send({ count: 500, runId: "warm" });
+    await send({ count: warmUpDeliveries, runId: "warm" });
     const cpu = process.cpuUsage();
-    const { events, seconds, latencies } = await send({ count: 3000, runId: "bench" });
+    const burst = { count: burstDeliveries, from: warmUpDeliveries, runId: "bench" };
+    const { events, seconds, latencies } = await send(burst);
     const { user, system } = process.cpuUsage(cpu);
     const p = (q: number) => percentile(latencies, q).toFixed(1);
     return `webhooks end to end (${describe(options)}): ${Math.round(events / seconds)} events/s (${events} in ${seconds.toFixed(2)} s), answer p50 ${p(50)} ms, p99 ${p(99)} ms, service CPU ${Math.round((user + system) / events)} µs per event`;

@@ -10,6 +10,8 @@ export interface SendOrder {
   /** Stop after this many deliveries, or once this many ms have passed. */
   count?: number;
   durationMs?: number;
+  /** The index of the first delivery to send (0 unless told); after the last, they are sent again from the first. */
+  from?: number;
   /** Prefix of the delivery ids: every order sends fresh ones. */
   runId: string;
 }
@@ -29,7 +31,7 @@ async function send(order: SendOrder): Promise<SendReport> {
   const worker = async () => {
     while (!done(next)) {
       const index = next++;
-      const delivery = order.deliveries[index % order.deliveries.length]!;
+      const delivery = order.deliveries[((order.from ?? 0) + index) % order.deliveries.length]!;
       const sent = performance.now();
       const response = await deliverWebhook(
         order.url,

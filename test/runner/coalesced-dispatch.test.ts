@@ -110,6 +110,17 @@ async function visible(store: TestStore) {
   };
 }
 
+/** A runner whose clock stands still. */
+function runnerAtT0(store: QueueStorage): QueueRunner {
+  return new QueueRunner({
+    store,
+    clock: () => T0,
+    log: pino({ level: "silent" }),
+    prUrl: (_, prNumber) => `https://github.com/acme/widgets/pull/${prNumber}`,
+    onCommandsSaved: () => {},
+  });
+}
+
 /** How many steps the queue's state row took: one per transaction that changed something. */
 async function savedSteps(store: TestStore): Promise<number> {
   return (await store.loadQueueState("q"))!.version;
@@ -147,6 +158,22 @@ describe("dispatches grouped in one transaction", () => {
     expect(savedTransactions).toBeGreaterThan(0);
   }, 120_000);
 
+  it("include a dispatch received in the next turn of the event loop, as a webhook read meanwhile is", async () => {
+    const store = await createTestStore("sqlite");
+    stores.push(store);
+    const queueId = await anOutboxQueue(store, "widgets");
+    const runner = runnerAtT0(store);
+    const before = (await store.loadQueueState(queueId))!.version;
+
+    const first = runner.dispatch(queueId, [aPr(1)]);
+    const second = new Promise((resolve) => setImmediate(() => resolve(runner.dispatch(queueId, [aPr(2)]))));
+    await Promise.all([first, second]);
+
+    const saved = (await store.loadQueueState(queueId))!;
+    expect(Object.keys(saved.state.prs)).toEqual(["1", "2"]);
+    expect(saved.version).toBe(before + 1);
+  });
+
   it("fail one by one: a dispatch whose transaction fails does not fail those it was grouped with", async () => {
     const store = await createTestStore("sqlite");
     stores.push(store);
@@ -165,13 +192,7 @@ describe("dispatches grouped in one transaction", () => {
           }),
         ),
     };
-    const runner = new QueueRunner({
-      store: failing,
-      clock: () => T0,
-      log: pino({ level: "silent" }),
-      prUrl: (_, prNumber) => `https://github.com/acme/widgets/pull/${prNumber}`,
-      onCommandsSaved: () => {},
-    });
+    const runner = runnerAtT0(failing);
     const submit = (prNumber: number, deliveryId: string) =>
       runner.dispatch(queueId, [aPr(prNumber)], { delivery: { id: deliveryId, event: "pull_request" } });
 

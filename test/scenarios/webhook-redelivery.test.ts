@@ -139,6 +139,35 @@ describe.each(testDialects)("webhooks delivered again on %s", (dialect) => {
     expect(s.repo.reactions(delivery.payload.comment.id)).toHaveLength(1);
   });
 
+  it("CI results are recorded once per queue they changed, with no claim of the delivery; copies change nothing", async () => {
+    await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
+    s.repo.openPullRequest({ number: 1, title: "One", author: "alice", files: { "src/one.ts": "1\n" } });
+    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    await s.settle();
+    const sha = await testedSha(1);
+    const status = s.repo.reportStatus(sha, "lint", "pending");
+    const [check] = s.repo.reportCheckRun(sha, "build", { status: "in_progress" });
+    s.fake.takeWebhooks();
+    const deliverTwice = (webhook: { id: string; name: string; payload: unknown }) =>
+      Array.from({ length: 2 }, () =>
+        deliverWebhook(s.server.url, webhook.name, webhook.payload, webhook.id),
+      );
+
+    const answers = await Promise.all([...deliverTwice(status), ...deliverTwice(check!)]);
+    const after = await queueState();
+    await deliverWebhook(s.server.url, status.name, status.payload, status.id);
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    expect(await queueState()).toEqual(after);
+    const recorded = await s.store.db.selectFrom("webhook_deliveries").select("id").orderBy("id").execute();
+    const queueId = after!.queueId;
+    expect(
+      recorded.map((row) => row.id).filter((id) => id.startsWith(status.id) || id.startsWith(check!.id)),
+    ).toEqual([`${check!.id}:${queueId}`, `${status.id}:${queueId}`].sort());
+    const run = after!.runs[(await record(1)).testRunId]!;
+    expect(Object.keys(run.reports).sort()).toEqual(["check_run:build", "status:lint"]);
+  });
+
   it("an older status delivered after a newer one for the same context does not take the check back", async () => {
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci", "build"] });
     s.repo.openPullRequest({ number: 1, title: "One", author: "alice", files: { "src/one.ts": "1\n" } });

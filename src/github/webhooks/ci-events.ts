@@ -1,11 +1,24 @@
 // CI results on test branches: `status`, `check_run` and `check_suite` webhooks (contract 5.3).
 import type { Probot } from "probot";
 import type { QueueEvent } from "../../queue/index.ts";
-import { notReadyPullRequestsAt, queueLocation, queuesTestingSha } from "../../store/queue-locations.ts";
+import { commitConcerns, queueLocation } from "../../store/queue-locations.ts";
 import { checkRunReport, commitStatusReport } from "../check-payloads.ts";
-import { deliveryOf, onEachDelivery, type WebhookDependencies } from "./context.ts";
+import {
+  deliveryOf,
+  type Delivery,
+  type DirectHandlers,
+  onEachDelivery,
+  type WebhookDependencies,
+} from "./context.ts";
+import type { CheckRunPayload, StatusPayload } from "./payload-shapes.ts";
 
-export function registerCiEvents(app: Probot, deps: WebhookDependencies): void {
+/**
+ * Registers the `check_suite` handler, and answers the `status` and `check_run` handlers for the endpoint to call
+ * directly: the bulk of a CI burst. Those two are not claimed per delivery as other handlers are (onEachDelivery):
+ * all they change is queues, each step of which records the delivery in its own transaction, so a copy, on this
+ * replica or another, at once or later, changes nothing; and the claim would cost two writes per delivery.
+ */
+export function registerCiEvents(app: Probot, deps: WebhookDependencies): DirectHandlers {
   const { store, engine, github } = deps;
   const on = onEachDelivery(app, deps);
 
@@ -13,11 +26,10 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): void {
    * Results about a commit concern the queues with a run testing it. On a queued PR's own head they may
    * make it mergeable, which GitHub announces with no webhook: the PR is read again.
    */
-  const report = async (context: { id: string; name: string }, sha: string, events: QueueEvent[]) => {
-    for (const queueId of await queuesTestingSha(store.db, sha)) {
-      await engine.dispatch(queueId, events, deliveryOf(context));
-    }
-    for (const { queueId, prNumber } of await notReadyPullRequestsAt(store.db, sha)) {
+  const report = async (delivery: { id: string; name: string }, sha: string, events: QueueEvent[]) => {
+    const { testing, notReady } = await commitConcerns(store.db, sha);
+    for (const queueId of testing) await engine.dispatch(queueId, events, deliveryOf(delivery));
+    for (const { queueId, prNumber } of notReady) {
       const location = await queueLocation(store.db, queueId);
       const pr = location === undefined ? null : await github.pullRequest(location, prNumber);
       if (pr === null) continue;
@@ -27,25 +39,11 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): void {
     }
   };
 
-  on("status", async (context) => {
-    const { sha } = context.payload;
-    await report(context, sha, [
-      { type: "status_reported", sha, report: commitStatusReport(context.payload) },
-    ]);
-  });
-
-  on("check_run", async (context) => {
-    const run = context.payload.check_run;
-    await report(context, run.head_sha, [
-      { type: "status_reported", sha: run.head_sha, report: checkRunReport(run) },
-    ]);
-  });
-
   // A completed suite is a good moment to read every check of the commit: a lost check_run webhook is
   // caught here instead of at the next poll.
   on("check_suite.completed", async (context) => {
     const sha = context.payload.check_suite.head_sha;
-    for (const queueId of await queuesTestingSha(store.db, sha)) {
+    for (const queueId of (await commitConcerns(store.db, sha)).testing) {
       const location = await queueLocation(store.db, queueId);
       if (location === undefined) continue;
       const reports = await github.ciReports(location, sha);
@@ -56,4 +54,29 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): void {
       );
     }
   });
+
+  return new Map([
+    [
+      "status",
+      async (delivery: Delivery) => {
+        const status = delivery.payload as StatusPayload;
+        await report(delivery, status.sha, [
+          { type: "status_reported", sha: status.sha, report: commitStatusReport(status) },
+        ]);
+      },
+    ],
+    [
+      "check_run",
+      async (delivery: Delivery) => {
+        const run = (delivery.payload as CheckRunPayload).check_run;
+        await report(delivery, run.head_sha, [
+          {
+            type: "status_reported",
+            sha: run.head_sha,
+            report: checkRunReport({ ...run, conclusion: run.conclusion ?? null }),
+          },
+        ]);
+      },
+    ],
+  ]);
 }

@@ -33,11 +33,18 @@ export function deliveryOf(context: { id: string; name: string }) {
   return { delivery: { id: context.id, event: context.name } };
 }
 
-interface DeliveredContext {
+/** A delivery as the endpoint received it: its payload has the shape `payloadProblem` checks for its event. */
+export interface Delivery {
   id: string;
   name: string;
   payload: unknown;
 }
+
+/**
+ * A handler that needs neither a Probot context nor its Octokit, by event name: the endpoint calls it directly,
+ * and a burst of CI webhooks does not build an authenticated Octokit per delivery.
+ */
+export type DirectHandlers = ReadonlyMap<string, (delivery: Delivery) => Promise<void>>;
 
 /** A claim this old belonged to a replica that died while handling the delivery (GitHub waits 10 s at most). */
 const deliveryClaimStaleMs = 60_000;
@@ -72,8 +79,8 @@ export function onEachDelivery(
       await sleep(100);
     }
   };
-  const on = (event: Parameters<Probot["on"]>[0], handler: (context: DeliveredContext) => Promise<void>) =>
-    app.on(event, async (context: DeliveredContext) => {
+  const on = (event: Parameters<Probot["on"]>[0], handler: (context: Delivery) => Promise<void>) =>
+    app.on(event, async (context: Delivery) => {
       // Per handler, should another handler ever take the same event.
       const key = `${context.id}/${String(event)}`;
       if (!(await claimed(key, context.name))) return;

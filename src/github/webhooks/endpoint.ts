@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot } from "probot";
 import { Problem, problemContentType } from "../../http/problem.ts";
 import { isJsonContentType } from "../../http/json-body.ts";
+import type { DirectHandlers } from "./context.ts";
 import { envelopeProblem, payloadProblem } from "./payload-shapes.ts";
 
 /** GitHub caps a delivery's payload at 25 MB: a larger body is not GitHub's. */
@@ -16,11 +17,11 @@ const requiredHeaders = ["x-github-event", "x-github-delivery", "x-hub-signature
  * Probot's middleware for the webhook path, replaced by ours: Probot's server runs its own ahead of every handler
  * the app adds (`addHandler`), so the app can only take the path by providing the middleware Probot asks for.
  */
-export function serveWebhooks(app: Probot): void {
-  app.getNodeMiddleware = async ({ path } = {}) => webhookHandler(app, path ?? app.webhookPath);
+export function serveWebhooks(app: Probot, direct: DirectHandlers): void {
+  app.getNodeMiddleware = async ({ path } = {}) => webhookHandler(app, direct, path ?? app.webhookPath);
 }
 
-function webhookHandler(app: Probot, path: string) {
+function webhookHandler(app: Probot, direct: DirectHandlers, path: string) {
   const normalizedPath = withoutTrailingSlashes(path);
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const pathname = withoutTrailingSlashes((req.url ?? "").split("?")[0] ?? "");
@@ -30,7 +31,8 @@ function webhookHandler(app: Probot, path: string) {
     };
     try {
       const delivery = await receivedDelivery(app, req);
-      const handled = app.webhooks.receive(delivery).then(
+      const handler = direct.get(delivery.name);
+      const handled = (handler ? handler(delivery) : app.webhooks.receive(delivery)).then(
         () => answer(200, "ok\n", "text/plain"),
         (error: unknown) => {
           const refusal = handlerRefusal(error);

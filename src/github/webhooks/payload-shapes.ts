@@ -1,13 +1,37 @@
 // The fields of each webhook payload the handlers read, with their types. GitHub signs what it sends, but a
 // payload of an unexpected shape (an API change, a proxy, a hand-made redelivery) must be refused with a 400
 // naming the field rather than crash a handler (a 500 that GitHub would show as a failed delivery of ours).
-import { type TSchema, Type } from "@sinclair/typebox";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 
 const Optional = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
 const Repository = Type.Object({ name: Type.String(), full_name: Type.String() });
 const Repositories = Type.Array(Type.Object({ full_name: Type.String() }));
 const Installation = Optional(Type.Object({ id: Type.Integer() }));
+
+const Status = Type.Object({
+  id: Type.Integer(),
+  sha: Type.String(),
+  context: Type.String(),
+  state: Type.String(),
+  target_url: Optional(Type.String()),
+});
+const CheckRun = Type.Object({
+  check_run: Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    head_sha: Type.String(),
+    status: Type.String(),
+    conclusion: Optional(Type.String()),
+    html_url: Optional(Type.String()),
+    details_url: Optional(Type.String()),
+    check_suite: Optional(Type.Object({ id: Type.Optional(Type.Integer()) })),
+  }),
+});
+
+/** What the handlers of `status` and `check_run` read, once `payloadProblem` found nothing wrong. */
+export type StatusPayload = Static<typeof Status>;
+export type CheckRunPayload = Static<typeof CheckRun>;
 
 const shapes: Readonly<Record<string, TSchema>> = {
   push: Type.Object({ ref: Type.String(), after: Type.String(), repository: Repository }),
@@ -33,25 +57,8 @@ const shapes: Readonly<Record<string, TSchema>> = {
     repository: Repository,
     installation: Installation,
   }),
-  status: Type.Object({
-    id: Type.Integer(),
-    sha: Type.String(),
-    context: Type.String(),
-    state: Type.String(),
-    target_url: Optional(Type.String()),
-  }),
-  check_run: Type.Object({
-    check_run: Type.Object({
-      id: Type.Integer(),
-      name: Type.String(),
-      head_sha: Type.String(),
-      status: Type.String(),
-      conclusion: Optional(Type.String()),
-      html_url: Optional(Type.String()),
-      details_url: Optional(Type.String()),
-      check_suite: Optional(Type.Object({ id: Type.Optional(Type.Integer()) })),
-    }),
-  }),
+  status: Status,
+  check_run: CheckRun,
   check_suite: Type.Object({ check_suite: Type.Object({ head_sha: Type.String() }) }),
   installation: Type.Object({
     installation: Type.Object({ id: Type.Integer() }),

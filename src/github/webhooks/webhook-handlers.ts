@@ -7,8 +7,7 @@ import { serveWebhooks } from "./endpoint.ts";
 
 /** Webhooks → queue events (contract 5.10). */
 export function registerQueueWebhooks(app: Probot, deps: WebhookDependencies): void {
-  serveWebhooks(app);
   registerCommentCommands(app, deps);
   registerBranchEvents(app, deps);
-  registerCiEvents(app, deps);
+  serveWebhooks(app, registerCiEvents(app, deps));
 }
