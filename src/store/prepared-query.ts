@@ -6,8 +6,9 @@ import type { Database } from "./schema.ts";
 
 /**
  * The query `build` makes, compiled on first use with each database, then run with the arguments of each call.
- * `build` receives placeholders in the arguments' places and must pass them to Kysely unchanged (no string
- * functions on them: normalise the arguments before calling), so that each lands in the compiled parameters.
+ * `build` receives markers in the arguments' places and must pass them to Kysely as they are, so that each lands in
+ * the compiled parameters. Only for queries whose SQL does not depend on their arguments' values: one with an `in`
+ * list, whose SQL grows with the list, would go wrong.
  */
 export function preparedQuery<Args extends readonly unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
@@ -33,9 +34,11 @@ function compile<Args extends readonly unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
   arity: number,
 ): { query: CompiledQuery<Row>; places: number[] } {
-  const placeholders = Array.from({ length: arity }, (_, place) => `\u0000Argument ${place}\u0000`);
-  const query = build(db, ...(placeholders as unknown as Args)).compile();
-  const places = query.parameters.map((parameter) => placeholders.indexOf(parameter as string));
+  // Objects, not values: no argument can be mistaken for one, and a builder that calls a method on an argument
+  // fails at once.
+  const markers = Array.from({ length: arity }, () => ({}));
+  const query = build(db, ...(markers as unknown as Args)).compile();
+  const places = query.parameters.map((parameter) => markers.indexOf(parameter as object));
   for (let place = 0; place < arity; place++) {
     if (!places.includes(place)) throw new Error(`argument ${place} of a prepared query is not a parameter`);
   }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import { compiledOnce } from "./compiled-once.ts";
+import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 /** The columns of a QueueLocation, from `queues` joined with `repositories`. */
@@ -44,21 +44,19 @@ export async function findQueueLocation(
 }
 
 /** In-progress runs testing the commit (no PR number), then not-ready PRs at it. */
-const concernedBy = compiledOnce(
-  (db, sha: string) =>
-    db
-      .selectFrom("test_runs")
-      .select(["queue_id as queueId", sql<number | null>`null`.as("prNumber")])
-      .where("test_branch_sha", "=", sha)
-      .where("status", "=", "in_progress")
-      .unionAll(
-        db
-          .selectFrom("pull_request_submissions")
-          .select(["queue_id as queueId", "pr_number as prNumber"])
-          .where("pr_sha", "=", sha)
-          .where("state", "=", "not_ready"),
-      ),
-  1,
+const concernedBy = preparedQuery((db, sha: string) =>
+  db
+    .selectFrom("test_runs")
+    .select(["queue_id as queueId", sql<number | null>`null`.as("prNumber")])
+    .where("test_branch_sha", "=", sha)
+    .where("status", "=", "in_progress")
+    .unionAll(
+      db
+        .selectFrom("pull_request_submissions")
+        .select(["queue_id as queueId", "pr_number as prNumber"])
+        .where("pr_sha", "=", sha)
+        .where("state", "=", "not_ready"),
+    ),
 );
 
 /**

@@ -53,12 +53,30 @@ describe.each(testDialects)("prepared queries on %s", (dialect) => {
     });
   });
 
-  it("refuses a builder that changes an argument before passing it on", async () => {
+  it("is built once per database, an argument used twice taking both places", async () => {
+    let builds = 0;
+    const named = preparedQuery((db, name: string) => {
+      builds++;
+      return db
+        .selectFrom("repositories")
+        .select("name")
+        .where((eb) => eb.or([eb("name_key", "=", name), eb("owner_key", "=", name)]));
+    });
+    expect(await named(store.db, "widgets")).toEqual([{ name: "widgets" }]);
+    expect(await named(store.db, "globex")).toEqual([{ name: "rockets" }]);
+    expect(builds).toBe(1);
+  });
+
+  it("refuses a builder that does not pass an argument on to Kysely as it is", async () => {
+    const constant = preparedQuery((db, _owner: string) =>
+      db.selectFrom("repositories").select("name").where("owner_key", "=", "acme"),
+    );
+    await expect(constant(store.db, "globex")).rejects.toThrow(
+      "argument 0 of a prepared query is not a parameter",
+    );
     const lowered = preparedQuery((db, owner: string) =>
       db.selectFrom("repositories").select("name").where("owner_key", "=", owner.toLowerCase()),
     );
-    await expect(lowered(store.db, "Acme")).rejects.toThrow(
-      "argument 0 of a prepared query is not a parameter",
-    );
+    await expect(lowered(store.db, "Acme")).rejects.toThrow(TypeError);
   });
 });
