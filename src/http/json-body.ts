@@ -5,6 +5,7 @@
 // read as it arrives (streamed-json-body.ts) rather than buffered and parsed whole.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { readBodyWithinLimit } from "./body-within-limit.ts";
 import { bodyLimitBytes, payloadTooLarge, Problem, problemContentType } from "./problem.ts";
 import { parseWhole } from "./json-scanner.ts";
 import { readStreamedJson } from "./streamed-json-body.ts";
@@ -59,40 +60,24 @@ type Done = (error: Error | null, body?: unknown) => void;
 
 function readJson(request: FastifyRequest, payload: IncomingMessage, done: Done): void {
   const chunks: Buffer[] = [];
-  let received = 0;
-  const onData = (chunk: Buffer) => {
-    received += chunk.length;
-    if (received > bodyLimitBytes) {
+  readBodyWithinLimit(payload, {
+    chunk: (chunk) => chunks.push(chunk),
+    end: () => {
+      let body: unknown;
+      try {
+        body = parseJson(Buffer.concat(chunks));
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done(null, body);
+    },
+    error: (error) => done(error),
+    refuse: () => {
       chunks.length = 0;
-      cleanup();
       refuseOversizedBody(request, payload);
-      return;
-    }
-    chunks.push(chunk);
-  };
-  const onEnd = () => {
-    cleanup();
-    let body: unknown;
-    try {
-      body = parseJson(Buffer.concat(chunks, received));
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    done(null, body);
-  };
-  const onError = (error: Error) => {
-    cleanup();
-    done(error);
-  };
-  const cleanup = () => {
-    payload.off("data", onData);
-    payload.off("end", onEnd);
-    payload.off("error", onError);
-  };
-  payload.on("data", onData);
-  payload.on("end", onEnd);
-  payload.on("error", onError);
+    },
+  });
 }
 
 function parseJson(buffer: Buffer): unknown {

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyRequest } from "fastify";
 import { JsonBodyScanner, type ScannedBody } from "./json-scanner.ts";
-import { bodyLimitBytes } from "./problem.ts";
+import { readBodyWithinLimit } from "./body-within-limit.ts";
 import { type SpooledString, StringSpool } from "./string-spool.ts";
 
 declare module "fastify" {
@@ -101,61 +101,49 @@ export function readStreamedJson(
   };
   // The spool lives as long as the exchange: the handler reads it before it answers.
   response?.once("close", () => void spool.close());
-  let received = 0;
-  const onData = (chunk: Buffer) => {
-    received += chunk.length;
-    if (received > bodyLimitBytes) {
-      cleanup();
+  readBodyWithinLimit(payload, {
+    chunk: (chunk) => {
+      scan(decoder.decode(chunk, { stream: true }));
+      if (failure !== undefined || !spool.full) return;
+      payload.pause();
+      spool.flush().then(
+        () => payload.resume(),
+        (error: unknown) => {
+          fail(error);
+          payload.resume();
+        },
+      );
+    },
+    end: () => {
+      scan(decoder.decode());
+      if (failure === undefined) {
+        try {
+          scanner.end();
+        } catch (error) {
+          fail(error);
+        }
+      }
+      const finish = () => {
+        if (failure !== undefined) {
+          void spool.close();
+          done(failure);
+          return;
+        }
+        spooled.set(request.raw, body.strings);
+        done(null, body.value);
+      };
+      spool.flush().then(finish, (error: unknown) => {
+        fail(error);
+        finish();
+      });
+    },
+    error: (error) => {
+      void spool.close();
+      done(error);
+    },
+    refuse: () => {
       void spool.close();
       refuse();
-      return;
-    }
-    scan(decoder.decode(chunk, { stream: true }));
-    if (failure !== undefined || !spool.full) return;
-    payload.pause();
-    spool.flush().then(
-      () => payload.resume(),
-      (error: unknown) => {
-        fail(error);
-        payload.resume();
-      },
-    );
-  };
-  const onEnd = () => {
-    cleanup();
-    scan(decoder.decode());
-    if (failure === undefined) {
-      try {
-        scanner.end();
-      } catch (error) {
-        fail(error);
-      }
-    }
-    const finish = () => {
-      if (failure !== undefined) {
-        void spool.close();
-        done(failure);
-        return;
-      }
-      spooled.set(request.raw, body.strings);
-      done(null, body.value);
-    };
-    spool.flush().then(finish, (error: unknown) => {
-      fail(error);
-      finish();
-    });
-  };
-  const onError = (error: Error) => {
-    cleanup();
-    void spool.close();
-    done(error);
-  };
-  const cleanup = () => {
-    payload.off("data", onData);
-    payload.off("end", onEnd);
-    payload.off("error", onError);
-  };
-  payload.on("data", onData);
-  payload.on("end", onEnd);
-  payload.on("error", onError);
+    },
+  });
 }
