@@ -25,7 +25,7 @@ await build({
   target: "node20",
   external: ["better-sqlite3"],
   // Without the comments and indentation the source V8 keeps is a third of the size (and all Latin-1, so one byte a
-  // character). Names are kept: a stack trace still names its functions, and the source map places them in src/.
+  // character). Names are kept: a stack trace still names its functions (main.js.map places them in src/).
   sourcemap: true,
   minifyWhitespace: true,
   // The bundled CommonJS dependencies call require() for Node's own modules.
