@@ -1,7 +1,8 @@
 # Switchyard's container image: built with the dev dependencies, run from the compiled JavaScript with production
 # dependencies only, as the unprivileged `node` user. See the README's "Docker" section.
 
-# --- build: compile TypeScript, then drop the dev dependencies
+# --- build: compile TypeScript and bundle the service's entry (esbuild, a dev dependency), then drop the dev
+# dependencies
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles its native module when no prebuilt binary can be fetched for the platform.
@@ -13,6 +14,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json app.yml ./
 COPY src src
 COPY db db
+COPY scripts/bundle-service.mjs scripts/
 COPY packages/cli/package.json packages/cli/package.json
 RUN npm run build && npm prune --omit=dev
 

@@ -1,14 +1,15 @@
-// The process as `npm start` runs it: configuration, database creation and migration, Probot's server.
-import { type ChildProcess, spawn } from "node:child_process";
+// The process as `npm start` runs it, and as the image does from the bundle `npm run build` writes
+// (scripts/bundle-service.mjs): configuration, database creation and migration, Probot's server.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { rememberRepository } from "../src/store/repositories.ts";
 import { createToken } from "../src/store/tokens.ts";
 import { openMigratedDatabase, type Store } from "../src/store/database.ts";
@@ -20,28 +21,48 @@ const root = join(import.meta.dirname, "..");
 // As `npm start` does (tsx), but resolved from the project: the process runs in a directory of its own.
 const tsxLoader = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
 
-/** Starts src/main.ts in `cwd` and resolves once it logged where it listens. */
-function start(
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; log: () => string }> {
-  const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/main.ts")], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: cwd, NODE_ENV: "development", ...env },
-  });
-  let log = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      if (/Listening on http/.test(log)) resolve({ child, log: () => log });
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${log}`)));
-  });
+/** The bundle, built once, in a directory of its own that sees the project's node_modules as dist/ does. */
+let bundleDir: string | undefined;
+function bundledMain(): string {
+  if (bundleDir === undefined) {
+    bundleDir = mkdtempSync(join(tmpdir(), "switchyard-bundle-"));
+    symlinkSync(join(root, "node_modules"), join(bundleDir, "node_modules"));
+    execFileSync(process.execPath, [join(root, "scripts/bundle-service.mjs"), join(bundleDir, "src")]);
+  }
+  return join(bundleDir, "src/main.js");
 }
+afterAll(() => {
+  if (bundleDir !== undefined) rmSync(bundleDir, { recursive: true, force: true });
+});
 
-describe("npm start", () => {
+/** Node's arguments for each way the service is started. */
+const entries: [string, () => string[]][] = [
+  ["npm start", () => ["--import", tsxLoader, join(root, "src/main.ts")]],
+  ["node dist/src/main.js (the bundle)", () => [bundledMain()]],
+];
+
+describe.each(entries)("%s", (_, entryArguments) => {
+  /** Starts the service in `cwd` and resolves once it logged where it listens. */
+  function start(
+    cwd: string,
+    env: Record<string, string>,
+  ): Promise<{ child: ChildProcess; log: () => string }> {
+    const child = spawn(process.execPath, entryArguments(), {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: cwd, NODE_ENV: "development", ...env },
+    });
+    let log = "";
+    return new Promise((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        log += chunk.toString();
+        if (/Listening on http/.test(log)) resolve({ child, log: () => log });
+      };
+      child.stdout?.on("data", onData);
+      child.stderr?.on("data", onData);
+      child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${log}`)));
+    });
+  }
+
   const children: ChildProcess[] = [];
   const dirs: string[] = [];
   afterEach(() => {
@@ -187,7 +208,7 @@ describe("npm start", () => {
 
   it("refuses to start with invalid configuration and says why", async () => {
     const cwd = workdir();
-    const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/main.ts")], {
+    const child = spawn(process.execPath, entryArguments(), {
       cwd,
       env: { PATH: process.env.PATH ?? "", DATABASE_URL: "mysql://nope" },
     });
