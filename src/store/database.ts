@@ -49,7 +49,7 @@ export function sqlitePath(databaseUrl: string): string {
 }
 
 /** The bound of SQLite's page cache (per connection). */
-const sqlitePageCacheKiB = 32 * 1024;
+const sqlitePageCacheKiB = 16 * 1024;
 
 export function openDatabase(databaseUrl: string): Store {
   const dialect = dialectOf(databaseUrl);
@@ -62,10 +62,10 @@ export function openDatabase(databaseUrl: string): Store {
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("synchronous = NORMAL");
-    // 32 MiB of page cache instead of 2: test results run to millions of rows, and with the default every insert
+    // 16 MiB of page cache instead of 2: test results run to millions of rows, and with the default every insert
     // into their indexes misses the cache and spills pages mid-transaction. Not more: the cache keeps every page
-    // written until it is full, so under webhook load (delivery records) the process grows by its whole size; 64 MiB
-    // ingested 150,000 results in no less CPU time than 8, 16 or 32 did.
+    // written until it is full, so under webhook load (delivery records) or an upload the process grows by its whole
+    // size; 64 MiB ingested 150,000 results in no less CPU time than 8, 16 or 32 did.
     sqlite.pragma(`cache_size = -${sqlitePageCacheKiB}`);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     return storeOn({ db, dialect });

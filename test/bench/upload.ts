@@ -1,50 +1,30 @@
 // npm run bench:upload — the memory of the service while it stores a 400,000-result upload, sent as a user sends
-// it: the service runs as `npm start` runs it (SQLite), and `switchyard upload`'s client sends a 40 MiB JUnit report,
+// it: the service runs from the bundle `npm run build` writes, as the image runs it (SQLite), and `switchyard upload`'s client sends a 40 MiB JUnit report,
 // which it cuts into requests under the 20 MiB body limit. The service's RSS is read from outside (/proc/<pid>): at
 // idle, then its peak (VmHWM, reset just before the upload) and results/s. Two uploads are measured: the first of the
 // suite (every test new) and the next (every test known, the steady state of CI). "Warm" is the RSS after a first
 // upload of 10 results, which starts the report reader's thread and allocates the test key cache, once per process.
 // GitHub is never contacted: the upload tells its default branch and CODEOWNERS.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { uploadReports } from "../../src/cli/upload-client.ts";
 import type { UploadTarget } from "../../src/cli/upload-metadata.ts";
-import { openMigratedDatabase } from "../../src/store/database.ts";
-import { rememberRepository } from "../../src/store/repositories.ts";
-import { createToken } from "../../src/store/tokens.ts";
-import { testPrivateKey } from "../support/github-app.ts";
-import { freePort } from "../support/ports.ts";
 import { writeReport } from "./junit-report.ts";
+import {
+  benchDatabase,
+  cpuMs,
+  distCommand,
+  memoryMiB,
+  repo,
+  root,
+  startService,
+  stop,
+} from "./service-process.ts";
 
 const MiB = 1024 * 1024;
-const root = join(import.meta.dirname, "../..");
 const cases = Number(process.env.BENCH_UPLOAD_CASES ?? 400_000);
-
-/** A line of /proc/<pid>/status, in MiB. */
-function statusMiB(pid: number, field: "VmRSS" | "VmHWM"): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024;
-}
-
-/** The CPU time the process has used, in ms (utime + stime of /proc/<pid>/stat). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 async function measureUpload(pid: number, target: UploadTarget, report: string) {
   // Writing 5 to clear_refs resets VmHWM to the current RSS: the peak read afterwards is the upload's.
@@ -58,56 +38,29 @@ async function measureUpload(pid: number, target: UploadTarget, report: string) 
     requests: summary.uploads,
     seconds,
     cpuSeconds: (cpuMs(pid) - cpuBefore) / 1000,
-    peak: statusMiB(pid, "VmHWM"),
-    after: statusMiB(pid, "VmRSS"),
+    peak: memoryMiB(pid, "VmHWM"),
+    after: memoryMiB(pid),
   };
 }
 
 async function main(): Promise<void> {
+  console.log("building (npm run build)…");
+  execSync("npm run build --silent", { cwd: root, stdio: "inherit" });
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-upload-"));
-  const databaseUrl = `file:${join(dir, "bench.db")}`;
-  const store = await openMigratedDatabase(databaseUrl);
-  const { token } = await createToken(store.db, {
-    organization: "acme",
-    owners: [],
-    host: "github.com",
-    now: Date.now(),
-  });
-  await rememberRepository(
-    store.db,
-    { host: "github.com", owner: "acme", name: "widgets", installationId: 1 },
-    Date.now(),
-  );
-  await store.close();
+  const { env, token } = await benchDatabase(join(dir, "bench.db"));
   const report = join(dir, "TEST-widgets.xml");
   const reportBytes = await writeReport(report, cases, 0.01);
 
-  const port = await freePort();
-  // As `npm start` runs it, but without tsx's wrapper process, so that the pid is the service's.
-  const service = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      APP_ID: "1",
-      PRIVATE_KEY: testPrivateKey(),
-      WEBHOOK_SECRET: "bench",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const { child: service, port } = await startService(distCommand, env);
   try {
-    await waitUntilUp(`http://127.0.0.1:${port}/ping`, service);
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const pid = service.pid!;
-    const idle = statusMiB(pid, "VmRSS");
+    const idle = memoryMiB(pid);
     const target = (commit: number): UploadTarget => ({
       serviceUrl: `http://127.0.0.1:${port}`,
       token,
       metadata: {
-        repo: { host: "github.com", owner: "acme", name: "widgets" },
+        repo,
         org_url_slug: "acme",
         commit_sha: commit.toString(16).padStart(40, "0"),
         branch: "main",
@@ -122,13 +75,11 @@ async function main(): Promise<void> {
     await writeReport(small, 10, 0.1);
     await uploadReports(target(99), [small]);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const warm = statusMiB(pid, "VmRSS");
+    const warm = memoryMiB(pid);
     const first = await measureUpload(pid, target(1), report);
     const second = await measureUpload(pid, target(2), report);
 
-    console.log(
-      "\nSwitchyard upload benchmark (service as npm start runs it, SQLite, loopback, this machine)",
-    );
+    console.log("\nSwitchyard upload benchmark (service from dist, SQLite, loopback, this machine)");
     console.log(
       `report: ${cases.toLocaleString("en-US")} test cases, ${(reportBytes / MiB).toFixed(1)} MiB, sent by switchyard upload's client`,
     );
@@ -147,7 +98,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    service.kill("SIGTERM");
+    await stop(service);
     rmSync(dir, { recursive: true, force: true });
   }
 }
