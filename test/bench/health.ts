@@ -329,7 +329,7 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      "    the growth between them is SQLite's page cache (at most 32 MiB) and the key cache (at most 250,000 ids)",
+      "    the growth between them is SQLite's page cache (at most 16 MiB) and the key cache (at most 250,000 ids)",
     );
     console.log(
       "    filling up; the batch holds 2,000 test cases whatever the size of the report (the live heap is",
