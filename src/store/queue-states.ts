@@ -8,6 +8,7 @@ import type {
   QueueStep,
   StoredQueueState,
 } from "../ports/queue-storage.ts";
+import { preparedQuery } from "./prepared-query.ts";
 import { locationColumns } from "./queue-locations.ts";
 import type { Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
@@ -30,13 +31,23 @@ export async function lockQueue(
   }
 }
 
-/** The queue's state; with a cache, parsed again only when another step saved it since this process last did. */
+/** A queue's saved version and next command number, without its state. */
+export interface QueueStateVersion {
+  version: number;
+  nextCommandSeq: number;
+}
+
+/**
+ * The queue's state; with a cache, parsed again only when another step saved it since this process last did.
+ * `versionOf` reads the version the cache is checked against (by default on `db` itself).
+ */
 export async function loadQueueState(
   db: Kysely<Database>,
   queueId: string,
   cache?: QueueStateCache,
+  versionOf: (queueId: string) => Promise<QueueStateVersion | undefined> = (id) => queueStateVersion(db, id),
 ): Promise<StoredQueueState | undefined> {
-  const current = cache && (await queueStateVersion(db, queueId));
+  const current = cache && (await versionOf(queueId));
   const cached = current && cache?.get(queueId, current.version);
   if (current && cached) return { queueId, state: cached, ...current };
   return readQueueState(db, queueId, cache);
@@ -80,13 +91,46 @@ async function readQueueState(
   return { queueId, state, version: row.version, nextCommandSeq: row.next_command_seq };
 }
 
-async function queueStateVersion(db: Kysely<Database>, queueId: string) {
-  const row = await db
-    .selectFrom("queue_states")
-    .select(["version", "next_command_seq"])
-    .where("queue_id", "=", queueId)
-    .executeTakeFirst();
-  return row && { version: row.version, nextCommandSeq: row.next_command_seq };
+const versionColumns = ["queue_id as queueId", "version", "next_command_seq as nextCommandSeq"] as const;
+
+const versionRow = preparedQuery((db, queueId: string) =>
+  db.selectFrom("queue_states").select(versionColumns).where("queue_id", "=", queueId),
+);
+
+async function queueStateVersion(
+  db: Kysely<Database>,
+  queueId: string,
+): Promise<QueueStateVersion | undefined> {
+  const [row] = await versionRow(db, queueId);
+  return row && { version: row.version, nextCommandSeq: row.nextCommandSeq };
+}
+
+/** The versions of queues, by id, in one read: the list is one parameter (an array; JSON on SQLite). */
+const versionRows = {
+  postgres: preparedQuery((db, queueIds: readonly string[]) =>
+    db
+      .selectFrom("queue_states")
+      .select(versionColumns)
+      .where("queue_id", "=", sql<string>`any(${queueIds})`),
+  ),
+  sqlite: preparedQuery((db, queueIdsJson: string) =>
+    db
+      .selectFrom("queue_states")
+      .select(versionColumns)
+      .where("queue_id", "in", sql<string>`(select value from json_each(${queueIdsJson}))`),
+  ),
+};
+
+export async function queueStateVersions(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  queueIds: readonly string[],
+): Promise<Map<string, QueueStateVersion>> {
+  const rows =
+    dialect === "postgres"
+      ? await versionRows.postgres(db, queueIds)
+      : await versionRows.sqlite(db, JSON.stringify(queueIds));
+  return new Map(rows.map(({ queueId, version, nextCommandSeq }) => [queueId, { version, nextCommandSeq }]));
 }
 
 function runsInFlight(state: QueueState, pool: "any" | "bisection" = "any"): number {
