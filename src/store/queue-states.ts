@@ -8,9 +8,9 @@ import type {
   QueueStep,
   StoredQueueState,
 } from "../ports/queue-storage.ts";
-import { preparedQuery } from "./prepared-query.ts";
+import { preparedListQuery, preparedQuery } from "./prepared-query.ts";
 import { locationColumns } from "./queue-locations.ts";
-import type { Dialect } from "./connection.ts";
+import type { Connection, Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { Projections } from "./queue-projections.ts";
 import { lanesInFlight } from "../queue/lanes.ts";
@@ -105,31 +105,16 @@ async function queueStateVersion(
   return row && { version: row.version, nextCommandSeq: row.nextCommandSeq };
 }
 
-/** The versions of queues, by id, in one read: the list is one parameter (an array; JSON on SQLite). */
-const versionRows = {
-  postgres: preparedQuery((db, queueIds: readonly string[]) =>
-    db
-      .selectFrom("queue_states")
-      .select(versionColumns)
-      .where("queue_id", "=", sql<string>`any(${queueIds})`),
-  ),
-  sqlite: preparedQuery((db, queueIdsJson: string) =>
-    db
-      .selectFrom("queue_states")
-      .select(versionColumns)
-      .where("queue_id", "in", sql<string>`(select value from json_each(${queueIdsJson}))`),
-  ),
-};
+const versionRows = preparedListQuery((db, queueIds) =>
+  db.selectFrom("queue_states").select(versionColumns).where("queue_id", "in", queueIds),
+);
 
+/** The versions of queues, by id, in one read. */
 export async function queueStateVersions(
-  db: Kysely<Database>,
-  dialect: Dialect,
+  connection: Connection,
   queueIds: readonly string[],
 ): Promise<Map<string, QueueStateVersion>> {
-  const rows =
-    dialect === "postgres"
-      ? await versionRows.postgres(db, queueIds)
-      : await versionRows.sqlite(db, JSON.stringify(queueIds));
+  const rows = await versionRows(connection, queueIds);
   return new Map(rows.map(({ queueId, version, nextCommandSeq }) => [queueId, { version, nextCommandSeq }]));
 }
 

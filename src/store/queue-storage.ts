@@ -42,10 +42,11 @@ export interface QueueStateReads {
   queueSnapshot(queueId: string, version: number): Promise<QueueSnapshot | undefined>;
 }
 
-export function queueStorage({ db, dialect }: Connection): QueueStorage & QueueStateReads {
+export function queueStorage(connection: Connection): QueueStorage & QueueStateReads {
+  const { db, dialect } = connection;
   const states = new QueueStateCache();
   // Outside a transaction, the reads of queues' versions (one per dispatch found inert) go together.
-  const versionOf = gatheredReads((queueIds) => queueStateVersions(db, dialect, queueIds));
+  const versionOf = gatheredReads((queueIds) => queueStateVersions(connection, queueIds));
   return {
     async queueSnapshot(queueId, version) {
       const cached = states.get(queueId, version);
