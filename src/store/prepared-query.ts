@@ -1,7 +1,8 @@
 // Queries that every API request runs, built by Kysely once per database instead of once per request. Building a
 // query (Kysely's immutable operation nodes, then the SQL text) took longer than SQLite took to run it: about a
 // fifth of a cached read's time.
-import type { Compilable, CompiledQuery, Kysely } from "kysely";
+import { type Compilable, type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
+import type { Connection, Dialect } from "./connection.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -43,4 +44,20 @@ function compile<Args extends readonly unknown[], Row>(
     if (!places.includes(place)) throw new Error(`argument ${place} of a prepared query is not a parameter`);
   }
   return { query, places };
+}
+
+/**
+ * A prepared query over a list of strings, which `build` places where a subquery goes (`column in list`): the list
+ * is one parameter, an array on PostgreSQL and JSON on SQLite, so the SQL is the same for every length.
+ */
+export function preparedListQuery<Row>(
+  build: (db: Kysely<Database>, list: RawBuilder<string>) => Compilable<Row>,
+): (connection: Connection, list: readonly string[]) => Promise<Row[]> {
+  const onEach: Record<Dialect, (db: Kysely<Database>, list: unknown) => Promise<Row[]>> = {
+    postgres: preparedQuery((db, list: unknown) => build(db, sql<string>`(select unnest(${list}::text[]))`)),
+    sqlite: preparedQuery((db, list: unknown) =>
+      build(db, sql<string>`(select value from json_each(${list}))`),
+    ),
+  };
+  return ({ db, dialect }, list) => onEach[dialect](db, dialect === "postgres" ? list : JSON.stringify(list));
 }

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import { preparedQuery } from "./prepared-query.ts";
+import type { Connection } from "./connection.ts";
+import { preparedListQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
 /** The columns of a QueueLocation, from `queues` joined with `repositories`. */
@@ -43,35 +44,45 @@ export async function findQueueLocation(
     .executeTakeFirst();
 }
 
-/** In-progress runs testing the commit (no PR number), then not-ready PRs at it. */
-const concernedBy = preparedQuery((db, sha: string) =>
+/** In-progress runs testing the commits (no PR number), then not-ready PRs at them. */
+const concernedBy = preparedListQuery((db, shas) =>
   db
     .selectFrom("test_runs")
-    .select(["queue_id as queueId", sql<number | null>`null`.as("prNumber")])
-    .where("test_branch_sha", "=", sha)
+    .select(["test_branch_sha as sha", "queue_id as queueId", sql<number | null>`null`.as("prNumber")])
+    .where("test_branch_sha", "in", shas)
     .where("status", "=", "in_progress")
     .unionAll(
       db
         .selectFrom("pull_request_submissions")
-        .select(["queue_id as queueId", "pr_number as prNumber"])
-        .where("pr_sha", "=", sha)
+        .select(["pr_sha as sha", "queue_id as queueId", "pr_number as prNumber"])
+        .where("pr_sha", "in", shas)
         .where("state", "=", "not_ready"),
     ),
 );
 
 /**
- * Whom CI results on a commit concern, in one read (one per CI webhook): the queues with a run testing it, and the
- * queued, not-ready PRs whose head it is (the results may make them mergeable).
+ * Whom CI results on a commit concern: the queues with a run testing it, and the queued, not-ready PRs whose head
+ * it is (the results may make them mergeable).
  */
-export async function commitConcerns(
-  db: Kysely<Database>,
-  sha: string,
-): Promise<{ testing: string[]; notReady: { queueId: string; prNumber: number }[] }> {
-  const testing = new Set<string>();
-  const notReady: { queueId: string; prNumber: number }[] = [];
-  for (const { queueId, prNumber } of await concernedBy(db, sha)) {
-    if (prNumber === null) testing.add(queueId);
-    else notReady.push({ queueId, prNumber });
+export interface CommitConcerns {
+  testing: string[];
+  notReady: { queueId: string; prNumber: number }[];
+}
+
+/** What concerns each of the commits, in one read (one per CI webhook, or per several gathered). */
+export async function commitsConcerns(
+  connection: Connection,
+  shas: readonly string[],
+): Promise<Map<string, CommitConcerns>> {
+  const concerns = new Map(
+    shas.map((sha) => [sha, { testing: new Set<string>(), notReady: [] as CommitConcerns["notReady"] }]),
+  );
+  for (const { sha, queueId, prNumber } of await concernedBy(connection, shas)) {
+    const concern = concerns.get(sha!)!;
+    if (prNumber === null) concern.testing.add(queueId);
+    else concern.notReady.push({ queueId, prNumber });
   }
-  return { testing: [...testing], notReady };
+  return new Map(
+    [...concerns].map(([sha, { testing, notReady }]) => [sha, { testing: [...testing], notReady }]),
+  );
 }

@@ -8,8 +8,9 @@ import type {
   QueueStep,
   StoredQueueState,
 } from "../ports/queue-storage.ts";
+import { preparedListQuery, preparedQuery } from "./prepared-query.ts";
 import { locationColumns } from "./queue-locations.ts";
-import type { Dialect } from "./connection.ts";
+import type { Connection, Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { Projections } from "./queue-projections.ts";
 import { lanesInFlight } from "../queue/lanes.ts";
@@ -30,13 +31,23 @@ export async function lockQueue(
   }
 }
 
-/** The queue's state; with a cache, parsed again only when another step saved it since this process last did. */
+/** A queue's saved version and next command number, without its state. */
+export interface QueueStateVersion {
+  version: number;
+  nextCommandSeq: number;
+}
+
+/**
+ * The queue's state; with a cache, parsed again only when another step saved it since this process last did.
+ * `versionOf` reads the version the cache is checked against (by default on `db` itself).
+ */
 export async function loadQueueState(
   db: Kysely<Database>,
   queueId: string,
   cache?: QueueStateCache,
+  versionOf: (queueId: string) => Promise<QueueStateVersion | undefined> = (id) => queueStateVersion(db, id),
 ): Promise<StoredQueueState | undefined> {
-  const current = cache && (await queueStateVersion(db, queueId));
+  const current = cache && (await versionOf(queueId));
   const cached = current && cache?.get(queueId, current.version);
   if (current && cached) return { queueId, state: cached, ...current };
   return readQueueState(db, queueId, cache);
@@ -80,13 +91,31 @@ async function readQueueState(
   return { queueId, state, version: row.version, nextCommandSeq: row.next_command_seq };
 }
 
-async function queueStateVersion(db: Kysely<Database>, queueId: string) {
-  const row = await db
-    .selectFrom("queue_states")
-    .select(["version", "next_command_seq"])
-    .where("queue_id", "=", queueId)
-    .executeTakeFirst();
-  return row && { version: row.version, nextCommandSeq: row.next_command_seq };
+const versionColumns = ["queue_id as queueId", "version", "next_command_seq as nextCommandSeq"] as const;
+
+const versionRow = preparedQuery((db, queueId: string) =>
+  db.selectFrom("queue_states").select(versionColumns).where("queue_id", "=", queueId),
+);
+
+async function queueStateVersion(
+  db: Kysely<Database>,
+  queueId: string,
+): Promise<QueueStateVersion | undefined> {
+  const [row] = await versionRow(db, queueId);
+  return row && { version: row.version, nextCommandSeq: row.nextCommandSeq };
+}
+
+const versionRows = preparedListQuery((db, queueIds) =>
+  db.selectFrom("queue_states").select(versionColumns).where("queue_id", "in", queueIds),
+);
+
+/** The versions of queues, by id, in one read. */
+export async function queueStateVersions(
+  connection: Connection,
+  queueIds: readonly string[],
+): Promise<Map<string, QueueStateVersion>> {
+  const rows = await versionRows(connection, queueIds);
+  return new Map(rows.map(({ queueId, version, nextCommandSeq }) => [queueId, { version, nextCommandSeq }]));
 }
 
 function runsInFlight(state: QueueState, pool: "any" | "bisection" = "any"): number {

@@ -19,8 +19,10 @@ import {
   loadQueueState,
   lockQueue,
   queuesNeedingAttention,
+  queueStateVersions,
   saveQueueStep,
 } from "./queue-states.ts";
+import { gatheredReads } from "./gathered-reads.ts";
 import { deleteQueueRow, insertQueue } from "./queues.ts";
 import { QueueStateCache } from "./state-cache.ts";
 
@@ -40,13 +42,16 @@ export interface QueueStateReads {
   queueSnapshot(queueId: string, version: number): Promise<QueueSnapshot | undefined>;
 }
 
-export function queueStorage({ db, dialect }: Connection): QueueStorage & QueueStateReads {
+export function queueStorage(connection: Connection): QueueStorage & QueueStateReads {
+  const { db, dialect } = connection;
   const states = new QueueStateCache();
+  // Outside a transaction, the reads of queues' versions (one per dispatch found inert) go together.
+  const versionOf = gatheredReads((queueIds) => queueStateVersions(connection, queueIds));
   return {
     async queueSnapshot(queueId, version) {
       const cached = states.get(queueId, version);
       if (cached !== undefined) return { queueId, version, state: cached };
-      const stored = await loadQueueState(db, queueId, states);
+      const stored = await loadQueueState(db, queueId, states, versionOf);
       return stored && { queueId, version: stored.version, state: stored.state };
     },
     async inQueueTransaction(queueId, work) {
@@ -71,7 +76,7 @@ export function queueStorage({ db, dialect }: Connection): QueueStorage & QueueS
       return result;
     },
     queueLocation: (queueId) => queueLocation(db, queueId),
-    loadQueueState: (queueId) => loadQueueState(db, queueId, states),
+    loadQueueState: (queueId) => loadQueueState(db, queueId, states, versionOf),
     knownQueueState: (queueId) => states.latest(queueId),
     createQueue: (queue, state, now) =>
       db.transaction().execute(async (trx) => {

@@ -1,12 +1,16 @@
 // Webhook load for npm run bench:queue: signed status and check_run deliveries on testing runs, 8 at a time from another process
 // (webhook-sender.ts), end to end (HTTP → translation → step → transaction → answer), on one queue or spread over
-// several, on SQLite or PostgreSQL.
+// several, on SQLite or PostgreSQL, and with the database also holding 1,000 other queues (the scale target: within
+// 2× of the figures without them). The scheduler's timer runs throughout, as in the service.
 import { type ChildProcess, fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { Dialect } from "../../src/store/database.ts";
+import { recordRepository } from "../../src/store/repositories.ts";
+import { T0 } from "../support/queue-factories.ts";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
 import type { SendOrder, SendReport } from "./webhook-sender.ts";
+import { fillQueues, prsPerQueue, queueCount } from "./queues-at-scale.ts";
 
 const concurrentDeliveries = 8;
 
@@ -82,8 +86,11 @@ function deliver(sender: ChildProcess, order: Omit<SendOrder, "concurrency">): P
   });
 }
 
-/** Deliveries per burst, after the warm-up's: the burst sends fresh ones, never the warm-up's again. */
-const warmUpDeliveries = 500;
+/**
+ * Deliveries per burst, after the warm-up's: the burst sends fresh ones, never the warm-up's again. The warm-up is
+ * long enough for the JIT to settle: after 500, the process's first burst still cost half as much CPU again.
+ */
+const warmUpDeliveries = 2000;
 const burstDeliveries = 3000;
 
 /**
@@ -115,10 +122,15 @@ function ciDeliveries(scenario: Scenario, shas: readonly string[], count: number
 export interface LoadOptions {
   dialect: Dialect;
   queues: number;
+  /** The database also holds the 1,000 queues of queues-at-scale.ts, in a repository of their own. */
+  atScale?: boolean;
 }
 
+/** Queues of the scale that test their first PR, as many as the load's: the scheduler looks at those. */
+const runningAtScale = 10;
+
 async function withLoad<T>(
-  { dialect, queues }: LoadOptions,
+  { dialect, queues, atScale = false }: LoadOptions,
   work: (
     send: (order: Omit<SendOrder, "concurrency" | "url" | "deliveries">) => Promise<LoadResult>,
   ) => Promise<T>,
@@ -128,9 +140,18 @@ async function withLoad<T>(
     execArgv: ["--import", "tsx"],
   });
   try {
+    if (atScale) {
+      const big = await recordRepository(
+        scenario.store.db,
+        { host: "github.com", owner: "acme", name: "big" },
+        T0,
+      );
+      await fillQueues(scenario.store, big, (queue) => queue < runningAtScale);
+    }
     const shas = await testingQueues(scenario, queues);
     const deliveries = ciDeliveries(scenario, shas, warmUpDeliveries + burstDeliveries);
     scenario.fake.takeWebhooks();
+    scenario.server.engine.scheduler.start();
     return await work((order) => deliver(sender, { ...order, url: scenario.server.url, deliveries }));
   } finally {
     sender.kill();
@@ -138,13 +159,26 @@ async function withLoad<T>(
   }
 }
 
-function describe({ dialect, queues }: LoadOptions): string {
+function describe({ dialect, queues, atScale }: LoadOptions): string {
   const spread = queues === 1 ? "one queue" : `${queues} queues`;
-  return `status and check_run events on testing runs, ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}, ${spread}, ${concurrentDeliveries} concurrent deliveries`;
+  const scale = atScale
+    ? ` among ${queueCount.toLocaleString("en-US")} queues / ${(queueCount * prsPerQueue).toLocaleString("en-US")} queued PRs`
+    : "";
+  return `status and check_run events on testing runs, ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}, ${spread}${scale}, ${concurrentDeliveries} concurrent deliveries`;
 }
 
-/** One burst of 3,000 deliveries after 500 that warm up; events per second and answer times. */
-export async function benchWebhooks(options: LoadOptions): Promise<string> {
+export interface WebhookFigures {
+  eventsPerSecond: number;
+  p99Ms: number;
+  cpuMicrosPerEvent: number;
+  line: string;
+}
+
+/**
+ * One burst of 3,000 deliveries after 2,000 that warm up; events per second and answer times, and beside them
+ * `without`'s, the same load's figures without what these options add (the scale).
+ */
+export async function benchWebhooks(options: LoadOptions, without?: WebhookFigures): Promise<WebhookFigures> {
   return withLoad(options, async (send) => {
     await send({ count: warmUpDeliveries, runId: "warm" });
     const cpu = process.cpuUsage();
@@ -152,7 +186,17 @@ export async function benchWebhooks(options: LoadOptions): Promise<string> {
     const { events, seconds, latencies } = await send(burst);
     const { user, system } = process.cpuUsage(cpu);
     const p = (q: number) => percentile(latencies, q).toFixed(1);
-    return `webhooks end to end (${describe(options)}): ${Math.round(events / seconds)} events/s (${events} in ${seconds.toFixed(2)} s), answer p50 ${p(50)} ms, p99 ${p(99)} ms, service CPU ${Math.round((user + system) / events)} µs per event`;
+    const figures = {
+      eventsPerSecond: Math.round(events / seconds),
+      p99Ms: percentile(latencies, 99),
+      cpuMicrosPerEvent: Math.round((user + system) / events),
+    };
+    const beside =
+      without === undefined
+        ? ""
+        : `; without them ${without.eventsPerSecond} events/s, p99 ${without.p99Ms.toFixed(1)} ms, ${without.cpuMicrosPerEvent} µs per event (CPU ×${(figures.cpuMicrosPerEvent / without.cpuMicrosPerEvent).toFixed(2)})`;
+    const line = `webhooks end to end (${describe(options)}): ${figures.eventsPerSecond} events/s (${events} in ${seconds.toFixed(2)} s), answer p50 ${p(50)} ms, p99 ${p(99)} ms, service CPU ${figures.cpuMicrosPerEvent} µs per event${beside}`;
+    return { ...figures, line };
   });
 }
 

@@ -2,6 +2,11 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { testWebhookSecret } from "./github-app.ts";
 
+/** The X-Hub-Signature-256 GitHub sends with `body`. */
+export function webhookSignature(body: string): string {
+  return `sha256=${createHmac("sha256", testWebhookSecret).update(body).digest("hex")}`;
+}
+
 export async function deliverWebhook(
   baseUrl: string,
   event: string,
@@ -9,7 +14,7 @@ export async function deliverWebhook(
   deliveryId: string = randomUUID(),
 ): Promise<Response> {
   const body = JSON.stringify(payload);
-  const signature = `sha256=${createHmac("sha256", testWebhookSecret).update(body).digest("hex")}`;
+  const signature = webhookSignature(body);
   return fetch(`${baseUrl}/api/github/webhooks`, {
     method: "POST",
     headers: {

@@ -1,7 +1,8 @@
 // CI results on test branches: `status`, `check_run` and `check_suite` webhooks (contract 5.3).
 import type { Probot } from "probot";
 import type { QueueEvent } from "../../queue/index.ts";
-import { commitConcerns, queueLocation } from "../../store/queue-locations.ts";
+import { gatheredReads } from "../../store/gathered-reads.ts";
+import { type CommitConcerns, commitsConcerns, queueLocation } from "../../store/queue-locations.ts";
 import { checkRunReport, commitStatusReport } from "../check-payloads.ts";
 import {
   deliveryOf,
@@ -21,13 +22,17 @@ import type { CheckRunPayload, StatusPayload } from "./payload-shapes.ts";
 export function registerCiEvents(app: Probot, deps: WebhookDependencies): DirectHandlers {
   const { store, engine, github } = deps;
   const on = onEachDelivery(app, deps);
+  // A burst's deliveries about different commits, arriving while one read is on its way, share the next.
+  const concernsOf = gatheredReads((shas) => commitsConcerns(store, shas));
+  const nothing: CommitConcerns = { testing: [], notReady: [] };
+  const commitConcerns = async (sha: string) => (await concernsOf(sha)) ?? nothing;
 
   /**
    * Results about a commit concern the queues with a run testing it. On a queued PR's own head they may
    * make it mergeable, which GitHub announces with no webhook: the PR is read again.
    */
   const report = async (delivery: { id: string; name: string }, sha: string, events: QueueEvent[]) => {
-    const { testing, notReady } = await commitConcerns(store.db, sha);
+    const { testing, notReady } = await commitConcerns(sha);
     for (const queueId of testing) await engine.dispatch(queueId, events, deliveryOf(delivery));
     for (const { queueId, prNumber } of notReady) {
       const location = await queueLocation(store.db, queueId);
@@ -43,7 +48,7 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): Direct
   // caught here instead of at the next poll.
   on("check_suite.completed", async (context) => {
     const sha = context.payload.check_suite.head_sha;
-    for (const queueId of (await commitConcerns(store.db, sha)).testing) {
+    for (const queueId of (await commitConcerns(sha)).testing) {
       const location = await queueLocation(store.db, queueId);
       if (location === undefined) continue;
       const reports = await github.ciReports(location, sha);

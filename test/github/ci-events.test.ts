@@ -1,0 +1,91 @@
+// CI results go to the queues whose runs test their commit. Deliveries about different commits that arrive while
+// the read of whom a commit concerns is on its way share the next read (on PostgreSQL, one round trip for several),
+// each still reaching its own queues only.
+import type { Kysely } from "kysely";
+import { pino } from "pino";
+import type { Probot } from "probot";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { QueueEvent } from "../../src/queue/index.ts";
+import { registerCiEvents } from "../../src/github/webhooks/ci-events.ts";
+import type { WebhookDependencies } from "../../src/github/webhooks/context.ts";
+import { QueueRunner } from "../../src/runner/queue-runner.ts";
+import type { Database } from "../../src/store/schema.ts";
+import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { anOutboxQueue } from "../support/outbox.ts";
+import { aPr, T0 } from "../support/queue-factories.ts";
+
+describe.each(testDialects)("CI webhooks on %s", (dialect) => {
+  let store: TestStore;
+  beforeEach(async () => {
+    store = await createTestStore(dialect);
+  });
+  afterEach(async () => {
+    await store.destroy();
+  });
+
+  /** A queue of repository acme/`name` whose run tests `sha`. */
+  async function aQueueTesting(name: string, sha: string): Promise<string> {
+    const queueId = await anOutboxQueue(store, name);
+    const runner = new QueueRunner({
+      store,
+      clock: () => T0,
+      log: pino({ level: "silent" }),
+      prUrl: (_, prNumber) => `https://github.com/acme/${name}/pull/${prNumber}`,
+      onCommandsSaved: () => {},
+    });
+    const runId = Object.keys((await runner.dispatch(queueId, [aPr(1)]))!.runs)[0]!;
+    await runner.dispatch(queueId, [{ type: "test_branch_created", runId, sha }]);
+    return queueId;
+  }
+
+  /** The status and check_run handlers on `store`, counting the reads of whom commits concern. */
+  function handlers() {
+    const counter = { reads: 0 };
+    const db = new Proxy(store.db, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== "executeQuery") return typeof value === "function" ? value.bind(target) : value;
+        return (query: { sql: string }) => {
+          if (query.sql.includes("pr_sha")) counter.reads++;
+          return target.executeQuery(query as never);
+        };
+      },
+    }) as Kysely<Database>;
+    const dispatched: [string, QueueEvent[]][] = [];
+    const deps = {
+      store: { ...store, db },
+      engine: {
+        dispatch: async (queueId: string, events: QueueEvent[]) => void dispatched.push([queueId, events]),
+      },
+      github: { pullRequest: async () => null },
+    } as unknown as WebhookDependencies;
+    const direct = registerCiEvents({ on: () => {} } as unknown as Probot, deps);
+    const status = (id: number, sha: string) =>
+      direct.get("status")!({
+        id: `delivery-${id}`,
+        name: "status",
+        payload: { id, sha, context: "job", state: "pending", target_url: null },
+      } as never);
+    return { status, dispatched, counter };
+  }
+
+  it("reads whom the commits of deliveries arriving together concern in one read after the first", async () => {
+    const widgets = await aQueueTesting("widgets", "sha-w");
+    const gadgets = await aQueueTesting("gadgets", "sha-g");
+    const { status, dispatched, counter } = handlers();
+
+    await Promise.all([status(1, "sha-w"), status(2, "sha-g"), status(3, "sha-nowhere"), status(4, "sha-w")]);
+
+    expect(counter.reads).toBe(2);
+    expect(
+      dispatched.map(([queueId, events]) => [
+        queueId,
+        events.map((event) => event.type === "status_reported" && event.report.id),
+      ]),
+    ).toEqual([
+      [widgets, [1]],
+      [gadgets, [2]],
+      [widgets, [4]],
+    ]);
+  });
+});
