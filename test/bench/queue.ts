@@ -120,6 +120,9 @@ if (soak >= 0) {
     const tenQueues = await benchWebhooks({ dialect, queues: 10 });
     console.log(tenQueues.line);
     console.log((await benchWebhooks({ dialect, queues: 10, atScale: true }, tenQueues)).line);
+    for (const queues of [1, 10]) {
+      console.log((await benchWebhooks({ dialect, queues, everyEventChanges: true })).line);
+    }
   }
   console.log(await benchSchedulerScale());
   console.log(benchStateSize());

@@ -1,7 +1,8 @@
 // Webhook load for npm run bench:queue: signed status and check_run deliveries on testing runs, 8 at a time from another process
 // (webhook-sender.ts), end to end (HTTP → translation → step → transaction → answer), on one queue or spread over
 // several, on SQLite or PostgreSQL, and with the database also holding 1,000 other queues (the scale target: within
-// 2× of the figures without them). The scheduler's timer runs throughout, as in the service.
+// 2× of the figures without them). The scheduler's timer runs throughout, as in the service (its first poll before
+// the load).
 import { type ChildProcess, fork } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -119,9 +120,29 @@ function ciDeliveries(scenario: Scenario, shas: readonly string[], count: number
   return deliveries;
 }
 
+/**
+ * The load where every delivery changes a run: statuses of 50 jobs on the runs' commits, each job going from pending
+ * to success, then pending again (a re-run) and so on, so that each report is newer than the one the run holds. No
+ * delivery is inert: each is stepped and saved.
+ */
+function changingDeliveries(scenario: Scenario, shas: readonly string[], count: number): Delivery[] {
+  return Array.from({ length: count }, (_, i) => {
+    const job = Math.floor(i / shas.length) % 50;
+    const round = Math.floor(i / (shas.length * 50));
+    const delivery = scenario.repo.reportStatus(
+      shas[i % shas.length]!,
+      `job-${job}`,
+      round % 2 === 0 ? "pending" : "success",
+    );
+    return { name: delivery.name, payload: delivery.payload };
+  });
+}
+
 export interface LoadOptions {
   dialect: Dialect;
   queues: number;
+  /** Every delivery a report newer than the run holds (changingDeliveries), rather than CI's mix. */
+  everyEventChanges?: boolean;
   /** The database also holds the 1,000 queues of queues-at-scale.ts, in a repository of their own. */
   atScale?: boolean;
 }
@@ -130,7 +151,7 @@ export interface LoadOptions {
 const runningAtScale = 10;
 
 async function withLoad<T>(
-  { dialect, queues, atScale = false }: LoadOptions,
+  { dialect, queues, atScale = false, everyEventChanges = false }: LoadOptions,
   work: (
     send: (order: Omit<SendOrder, "concurrency" | "url" | "deliveries">) => Promise<LoadResult>,
   ) => Promise<T>,
@@ -149,7 +170,15 @@ async function withLoad<T>(
       await fillQueues(scenario.store, big, (queue) => queue < runningAtScale);
     }
     const shas = await testingQueues(scenario, queues);
-    const deliveries = ciDeliveries(scenario, shas, warmUpDeliveries + burstDeliveries);
+    // The service polls GitHub as it starts, then every POLL_INTERVAL_SECONDS (60 s, longer than a burst). The
+    // first poll happens before the deliveries are made: the fake GitHub holds every report of the load from then
+    // on, and a poll reading them all would leave the deliveries nothing to change.
+    await scenario.server.engine.scheduler.runOnce({ poll: true });
+    const deliveries = (everyEventChanges ? changingDeliveries : ciDeliveries)(
+      scenario,
+      shas,
+      warmUpDeliveries + burstDeliveries,
+    );
     scenario.fake.takeWebhooks();
     scenario.server.engine.scheduler.start();
     return await work((order) => deliver(sender, { ...order, url: scenario.server.url, deliveries }));
@@ -159,12 +188,15 @@ async function withLoad<T>(
   }
 }
 
-function describe({ dialect, queues, atScale }: LoadOptions): string {
+function describe({ dialect, queues, atScale, everyEventChanges }: LoadOptions): string {
   const spread = queues === 1 ? "one queue" : `${queues} queues`;
   const scale = atScale
     ? ` among ${queueCount.toLocaleString("en-US")} queues / ${(queueCount * prsPerQueue).toLocaleString("en-US")} queued PRs`
     : "";
-  return `status and check_run events on testing runs, ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}, ${spread}${scale}, ${concurrentDeliveries} concurrent deliveries`;
+  const events = everyEventChanges
+    ? "status events each newer than the run holds"
+    : "status and check_run events on testing runs";
+  return `${events}, ${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}, ${spread}${scale}, ${concurrentDeliveries} concurrent deliveries`;
 }
 
 export interface WebhookFigures {
