@@ -75,7 +75,8 @@ export async function loadLocatedQueueState(
   return stored && { ...stored, location };
 }
 
-async function readQueueState(
+/** The queue's state as saved last, read and parsed (and kept in `cache`). */
+export async function readQueueState(
   db: Kysely<Database>,
   queueId: string,
   cache?: QueueStateCache,

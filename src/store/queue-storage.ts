@@ -20,6 +20,7 @@ import {
   lockQueue,
   queuesNeedingAttention,
   queueStateVersions,
+  readQueueState,
   saveQueueStep,
 } from "./queue-states.ts";
 import { gatheredReads } from "./gathered-reads.ts";
@@ -51,7 +52,8 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
     async queueSnapshot(queueId, version) {
       const cached = states.get(queueId, version);
       if (cached !== undefined) return { queueId, version, state: cached };
-      const stored = await loadQueueState(db, queueId, states, versionOf);
+      // The caller has just read the version: the state is not this process's to reuse, so it is read.
+      const stored = await readQueueState(db, queueId, states);
       return stored && { queueId, version: stored.version, state: stored.state };
     },
     async inQueueTransaction(queueId, work) {
