@@ -1,6 +1,6 @@
-// Queries that every API request runs, built by Kysely once per database instead of once per request. Building a
-// query (Kysely's immutable operation nodes, then the SQL text) took longer than SQLite took to run it: about a
-// fifth of a cached read's time.
+// The hottest queries (those every API request and every CI webhook runs), built by Kysely once per database
+// instead of once per call. Building a query (Kysely's immutable operation nodes, then the SQL text) took longer
+// than SQLite took to run it: about a fifth of a cached read's time.
 import { type Compilable, type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
 import type { Connection, Dialect } from "./connection.ts";
 import type { Database } from "./schema.ts";
@@ -8,8 +8,8 @@ import type { Database } from "./schema.ts";
 /**
  * The query `build` makes, compiled on first use with each database, then run with the arguments of each call.
  * `build` receives markers in the arguments' places and must pass them to Kysely as they are, so that each lands in
- * the compiled parameters. Only for queries whose SQL does not depend on their arguments' values: one with an `in`
- * list, whose SQL grows with the list, would go wrong.
+ * the compiled parameters. Only for queries whose SQL does not depend on their arguments' values: for an `in` list,
+ * whose SQL would grow with the list, use `preparedListQuery`.
  */
 export function preparedQuery<Args extends readonly unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
