@@ -171,7 +171,7 @@ export const TestRunRecord = Type.Object(
       LowercaseEnum(["service_config", "repo_provider_branch_protection", "merge_instance"] as const),
     ),
     testBranch: Type.String(),
-    testBranchSha: Type.String({ description: "empty until the test branch exists" }),
+    testBranchSha: Nullable(Type.String({ description: "null until the test branch exists" })),
     checkSuites: Type.Array(
       Type.Object({
         checkRuns: Type.Array(
