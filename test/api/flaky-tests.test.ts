@@ -236,7 +236,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       const test = (await details(widgetsTestId("dead"))).body.test;
       expect(test.status).toEqual({
         value: "broken",
-        reason: "failed the last 3 runs on trunk",
+        reason: "failed the last 3 runs on trunk, latest on commit aaaaaaa",
         timestamp: new Date(now).toISOString(),
       });
       expect(test.quarantined).toBe(false);
@@ -265,7 +265,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       }
       expect((await details(widgetsTestId("onRelease"))).body.test.status).toMatchObject({
         value: "flaky",
-        reason: "failed 1 of 2 runs on release/2.x in the last 7 days",
+        reason: "failed 1 of 2 runs on release/2.x in the last 7 days, latest on commit aaaaaaa",
       });
       expect((await details(widgetsTestId("onFeatureOnly"))).body.test.status.value).toBe("healthy");
     });
@@ -482,7 +482,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     it("classifies with main as the default branch while no upload named one", async () => {
       for (const n of [1, 2, 3]) await upload([{ name: "down", outcome: "failed" }], { commit_sha: sha(n) });
       expect((await details(widgetsTestId("down"))).body.test.status.reason).toBe(
-        "failed the last 3 runs on main",
+        "failed the last 3 runs on main, latest on commit aaaaaaa",
       );
     });
   });
