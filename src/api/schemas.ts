@@ -163,6 +163,19 @@ export const QueueRecord = Type.Object(
   { $id: "QueueRecord" },
 );
 
+export const ListQueuesRequest = Type.Object({ repo: RepoRef });
+export type ListQueuesRequest = Static<typeof ListQueuesRequest>;
+
+export const ListQueuesResponse = Type.Object({
+  queues: Type.Array(
+    Type.Object({
+      ...Type.Omit(QueueRecord, ["enqueuedPullRequests"]).properties,
+      depth: Type.Integer({ description: "how many PRs the queue holds (getQueue lists them)" }),
+    }),
+    { description: "the repository's queues, by branch name" },
+  ),
+});
+
 export const TestRunRecord = Type.Object(
   {
     id: Type.String(),
