@@ -201,9 +201,27 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       const [a, b] = await Promise.all([send(other, "run-8"), send(other, "run-8")]);
       expect(a).toEqual(b);
       expect(await stored()).toEqual({ uploads: 2, results: 3, failures: 2 });
-      // Without a key, every request is an upload of its own.
-      await upload([{ name: "adds" }]);
+      // Without a key, a request is an upload of its own, unless it repeats an earlier one byte for byte.
+      const unkeyed = await upload([{ name: "adds" }]);
       expect((await stored()).uploads).toBe(3);
+      expect(await upload([{ name: "adds" }])).toEqual(unkeyed);
+      expect(await stored()).toEqual({ uploads: 3, results: 4, failures: 2 });
+    });
+
+    it("recognises the same reports sent again for the same commit and run without a key, and nothing else", async () => {
+      const run = { run_url: "https://ci.example/runs/7", job_name: "unit" };
+      const first = await upload([{ name: "adds", outcome: "failed" }], run);
+      expect(first.status).toBe(200);
+      const again = await upload([{ name: "adds", outcome: "failed" }], run);
+      expect(again.body).toEqual(first.body);
+      expect(await stored()).toEqual({ uploads: 1, results: 1, failures: 1 });
+      expect((await details(widgetsTestId("adds"))).body.test.failure_rate_last_7d).toBe(1);
+
+      // Another run, another commit or other reports are uploads of their own.
+      await upload([{ name: "adds", outcome: "failed" }], { ...run, run_url: "https://ci.example/runs/8" });
+      await upload([{ name: "adds", outcome: "failed" }], { ...run, commit_sha: sha(2) });
+      await upload([{ name: "adds" }], run);
+      expect((await stored()).uploads).toBe(4);
     });
 
     it("refuses a key sent before with another upload, and a header that is not a key, storing nothing", async () => {
