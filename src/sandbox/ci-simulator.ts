@@ -1,9 +1,8 @@
-// CI for the fault-injection test: every push to a test branch starts a run on its head, which reports a
+// Simulated CI, for the sandbox and the fault-injection test: every push to a test branch starts a run on its head, which reports a
 // commit status and a check run (the queue's two required contexts) after a random delay. A run fails when
 // the commit holds a broken change, and now and then for no reason (a flake). A newer push to the same
 // branch cancels the run of the older head, as CI's concurrency groups do.
-import type { AnyWebhookDelivery, FakeGitHub, PushPayload } from "../support/fake-github/index.ts";
-import type { ChaosSettings } from "./settings.ts";
+import type { AnyWebhookDelivery, FakeGitHub, PushPayload } from "./fake-github/index.ts";
 
 /** What a change's file holds when the change breaks the build. */
 export const brokenContent = "broken\n";
@@ -18,6 +17,17 @@ export interface CiRun {
   readonly reportedAt: number;
 }
 
+/** How CI behaves: the contexts it reports (a commit status, then a check run), its delays and its flakes. */
+export interface CiSettings {
+  readonly requiredStatuses: readonly [status: string, checkRun: string];
+  readonly ci: {
+    /** A run that fails once for no reason of its own. */
+    readonly flakeRate: number;
+    readonly minDelayMs: number;
+    readonly maxDelayMs: number;
+  };
+}
+
 const zeroSha = "0".repeat(40);
 
 export class CiSimulator {
@@ -27,7 +37,7 @@ export class CiSimulator {
 
   constructor(
     private readonly fake: FakeGitHub,
-    private readonly settings: ChaosSettings,
+    private readonly settings: CiSettings,
     private readonly random: () => number,
     private readonly testBranchPrefix: string,
   ) {}

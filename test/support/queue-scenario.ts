@@ -1,7 +1,7 @@
 // Whole-queue scenarios: the app on a real socket, talking to a stateful fake GitHub, with webhooks that
 // GitHub would send delivered to it (signed), and the engine run until the queue is quiet.
 import type { Logger } from "pino";
-import { FakeGitHub, type FakeRepository } from "./fake-github/index.ts";
+import { FakeGitHub, type FakeRepository } from "../../src/sandbox/fake-github/index.ts";
 import { type TestServer, startTestServer, tokenFor } from "./api-server.ts";
 import { createTestStore, type TestStore } from "./database.ts";
 import { deliverWebhook } from "./webhooks.ts";
