@@ -124,9 +124,11 @@ export function isAwaitingEvidence(run: TestRun): boolean {
 
 /** The end of a wait for an upload that did not come, or explained nothing: the failure counts. */
 export function endExpiredEvidenceWaits(draft: QueueDraft): void {
-  for (const run of inProgressRuns(draft.state)) {
+  for (const { id } of inProgressRuns(draft.state)) {
+    // Failing one run may have ended another (built on it, or tested with its PRs).
+    const run = requireRun(draft, id);
     const deadline = evidenceDeadline(run);
-    if (deadline === null || draft.now < deadline) continue;
+    if (run.status !== "in_progress" || deadline === null || draft.now < deadline) continue;
     const waited = `${run.awaitingEvidence?.detail ?? ""} No test results explained it within ${EVIDENCE_WAIT_MS / MINUTE_MS} minutes.`;
     failRunTests(draft, run.id, "tests_failed", waited);
   }
