@@ -106,15 +106,9 @@ export function deferFailureToEvidence(draft: QueueDraft, run: TestRun, statusDe
   return true;
 }
 
-/** A failed run's wait for an upload ends at this time. */
-function evidenceDeadline(run: TestRun): number | null {
+/** When a failed run's wait for an upload ends (for `nextDeadline`); null when it is not waiting. */
+export function evidenceDeadline(run: TestRun): number | null {
   return run.awaitingEvidence === undefined ? null : run.awaitingEvidence.since + EVIDENCE_WAIT_MS;
-}
-
-/** When the earliest wait for an upload ends (for `nextDeadline`), or null. */
-export function evidenceWaitDeadline(state: QueueState): number | null {
-  const deadlines = inProgressRuns(state).flatMap((run) => evidenceDeadline(run) ?? []);
-  return deadlines.length === 0 ? null : Math.min(...deadlines);
 }
 
 /** Whether a run in flight already failed and only waits for an upload: its testing timeout no longer applies. */

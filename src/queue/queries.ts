@@ -1,5 +1,5 @@
 // What the shell asks of a queue's state: what to poll and when to tick, and whether a request may proceed.
-import { evidenceWaitDeadline } from "./flake-evidence.ts";
+import { evidenceDeadline } from "./flake-evidence.ts";
 import { inProgressRuns } from "./run-lifecycle.ts";
 import { batchWaitDeadline, testingDeadline } from "./runs.ts";
 import type { MergeabilityRecheck, QueueState } from "./state.ts";
@@ -20,8 +20,10 @@ export function acceptsNewSubmissions(state: QueueState): boolean {
  */
 export function nextDeadline(state: QueueState): number | null {
   const deadlines = [
-    ...inProgressRuns(state).map((run) => testingDeadline(state, run)),
-    evidenceWaitDeadline(state) ?? Infinity,
+    ...inProgressRuns(state).flatMap((run) => [
+      testingDeadline(state, run),
+      evidenceDeadline(run) ?? Infinity,
+    ]),
     ...mergeabilityRechecks(state).map(({ at }) => at),
     batchWaitDeadline(state) ?? Infinity,
   ].filter(Number.isFinite);
