@@ -63,7 +63,8 @@ function quoted(names: readonly string[]): string {
 /**
  * Tests a flaked run's PRs again. A run of the main line gives its place back: its PRs return to waiting at the
  * head of the line (everything built on them with them) and are tested again on the same PRs ahead, on new
- * commits, since CI's results are kept per commit. A run of the bisection pool did not show its PRs broken either:
+ * commits (a test branch merges a PR dated when its attempt started, see TestBranchMerge), since CI's results are
+ * kept per commit. A run of the bisection pool did not show its PRs broken either:
  * they go back to the queue, as when such a run passes, and are tested there before anything merges.
  */
 function retest(draft: QueueDraft, run: TestRun, statusDetail: string): void {
