@@ -82,6 +82,24 @@ describe("flake evidence: a run that failed only on known-flaky tests is tested 
     for (const prNumber of [1, 2, 3]) expect(queue.pr(prNumber).sidelined).toBeUndefined();
   });
 
+  it("sends a bisection run's PRs back to the queue when it failed only on known-flaky tests, as a pass would", () => {
+    const queue = aScenario({
+      batch: true,
+      batchingMinSize: 2,
+      optimizationMode: "bisection_skip_redundant_tests",
+    }).submit(1, 2);
+    upload(queue, [1, 2], [healthy]);
+    queue.failRun(1, 2);
+    expect(queue.inFlight("side")).toEqual([[1]]);
+
+    upload(queue, [1], [flaky]);
+    queue.failRun(1);
+
+    expect(queue.pr(1).history.at(-2)).toMatchObject({ state: "pending", reason: "flaky_failure" });
+    expect(queue.pr(1).sidelined).toBeUndefined();
+    expect(queue.pr(2)).toMatchObject({ state: "failed", stateReason: "tests_failed" });
+  });
+
   it("counts the failure when a healthy or broken test failed too", () => {
     for (const failing of [[flaky, healthy], [broken]]) {
       const queue = aScenario().submit(1);

@@ -32,6 +32,8 @@ describe.each(testDialects)("flake evidence from test health on %s", (dialect) =
       junit_xml: [junitReport(cases)],
     });
     expect(response.status).toBe(200);
+    // What the queue decided on it runs in the background: a retest's branch, a comment.
+    await s.settle();
   };
   /** PR #1 queued with `/merge`: its run in flight, on its test branch. */
   const queuePr = async () => {
@@ -126,5 +128,24 @@ describe.each(testDialects)("flake evidence from test health on %s", (dialect) =
     expect(retesting.testRunId).not.toBe(flaked.id);
     await ciReports((await testingDetails(retesting.testRunId)).testBranchSha, "success");
     expect(await record(1)).toMatchObject({ state: "merged" });
+  });
+
+  it("fails the run once the wait for an upload ends without one", async () => {
+    const first = await queuePr();
+    await upload(first.testBranchSha, first.testBranch, [
+      { name: "checkout", classname: "shop", outcome: "failed" },
+    ]);
+    await ciReports(first.testBranchSha, "failure");
+    const waiting = await testingDetails((await record(1)).testRunId);
+
+    await ciReports(waiting.testBranchSha, "failure");
+    s.clock.now += 4 * 60_000;
+    await s.poll();
+    expect(await record(1)).toMatchObject({ state: "testing", testRunId: waiting.id });
+    s.clock.now += 60_000;
+    await s.poll();
+
+    expect(await record(1)).toMatchObject({ state: "failed", stateReason: "tests_failed" });
+    expect((await record(1)).stateDetail).toContain("No test results explained it within 5 minutes.");
   });
 });
