@@ -23,9 +23,9 @@ describe.each(testDialects)("flake evidence from test health on %s", (dialect) =
     (await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number } })).body;
   const testingDetails = async (testRunId: string) =>
     (await s.api("getMergeQueueTestingDetails", { repo, targetBranch: "main", testRunId })).body;
-  const upload = async (commitSha: string, branch: string, cases: CaseSpec[]) => {
+  const upload = async (commitSha: string, branch: string, cases: CaseSpec[], to = repo) => {
     const response = await s.api("flaky-tests/upload", {
-      repo,
+      repo: to,
       org_url_slug: "acme",
       commit_sha: commitSha,
       branch,
@@ -106,6 +106,24 @@ describe.each(testDialects)("flake evidence from test health on %s", (dialect) =
       knownFlakyFailures: ["shop › checkout"],
       flakyFailure: false,
     });
+  });
+
+  it("takes no evidence from another repository's upload naming the test branch's commit", async () => {
+    const run = await queuePr();
+    const gadgets = { ...repo, name: "gadgets" };
+    await upload(MAIN_COMMIT, "main", [{ name: "checkout", classname: "shop" }], gadgets);
+    await upload(MAIN_COMMIT, "main", [{ name: "checkout", classname: "shop", outcome: "failed" }], gadgets);
+    await upload(
+      run.testBranchSha,
+      run.testBranch,
+      [{ name: "checkout", classname: "shop", outcome: "failed" }],
+      gadgets,
+    );
+
+    await ciReports(run.testBranchSha, "failure");
+
+    expect(await record(1)).toMatchObject({ state: "failed", stateReason: "tests_failed" });
+    expect(await testingDetails(run.id)).toMatchObject({ knownFlakyFailures: [], flakyFailure: false });
   });
 
   it("waits for the upload when the failing status comes first, in a queue that gets uploads", async () => {
