@@ -86,17 +86,21 @@ function retest(draft: QueueDraft, run: TestRun, statusDetail: string): void {
 
 /**
  * The failure path's hook, for a run in flight whose required status just failed (`statusDetail` says which):
- * true when flake evidence takes the failure over (the run is tested again, or waits for an upload), false when
- * it counts now as any failure does. It waits only in a queue that gets uploads, for `EVIDENCE_WAIT_MS` from the
- * failure at most; a run whose PRs used up their retests after flaky failures fails as usual.
+ * true when flake evidence dealt with the failure (the run is tested again, waits for an upload, or failed as
+ * usual once its PRs used up their retests after flaky failures, saying so), false when it counts now as any
+ * failure does and the caller fails the run. It waits only in a queue that gets uploads, for `EVIDENCE_WAIT_MS`
+ * from the failure at most.
  */
 export function deferFailureToEvidence(draft: QueueDraft, run: TestRun, statusDetail: string): boolean {
   const explanation = explanationOf(run);
   if (explanation === "real") return false;
   if (explanation === "flaky") {
     const exhausted = run.prs.some((pr) => flakyRetests(requirePr(draft, pr.number)) >= MAX_FLAKY_RETESTS);
-    if (exhausted) return false;
-    retest(draft, run, statusDetail);
+    if (!exhausted) retest(draft, run, statusDetail);
+    else {
+      const often = `It failed only on known-flaky tests (${quoted(knownFlakyFailures(run))}), but was tested again for them ${MAX_FLAKY_RETESTS} times already: the failure counts.`;
+      failRunTests(draft, run.id, "tests_failed", `${statusDetail} ${often}`);
+    }
     return true;
   }
   const since = run.awaitingEvidence?.since ?? draft.now;
@@ -143,12 +147,14 @@ export function onRunFailuresExplained(
   const runs = Object.values(draft.state.runs).filter((run) => run.testBranchSha === sha);
   if (runs.length === 0) return;
   draft.update({ lastEvidenceAt: draft.now });
-  for (const run of runs) {
-    draft.putRun({ ...run, failingTests: combined(run.failingTests ?? [], failingTests) });
-    const current = requireRun(draft, run.id);
+  for (const { id } of runs) {
+    // Deciding one run may have changed another (retired its branch): each is read as it stands.
+    const recorded = requireRun(draft, id);
+    draft.putRun({ ...recorded, failingTests: combined(recorded.failingTests ?? [], failingTests) });
+    const current = requireRun(draft, id);
     if (current.status !== "in_progress" || current.awaitingEvidence === undefined) continue;
     const { detail } = current.awaitingEvidence;
     if (deferFailureToEvidence(draft, current, detail)) continue;
-    failRunTests(draft, run.id, "tests_failed", detail);
+    failRunTests(draft, id, "tests_failed", detail);
   }
 }

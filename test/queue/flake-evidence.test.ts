@@ -130,6 +130,9 @@ describe("flake evidence: a run that failed only on known-flaky tests is tested 
     queue.failRun(1);
 
     expect(queue.pr(1)).toMatchObject({ state: "failed", stateReason: "tests_failed" });
+    expect(queue.pr(1).stateDetail).toContain(
+      `but was tested again for them ${MAX_FLAKY_RETESTS} times already: the failure counts.`,
+    );
   });
 
   it("does not rescue a run that already failed when the queue expected no upload", () => {
