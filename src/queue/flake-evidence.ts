@@ -146,7 +146,9 @@ export function onRunFailuresExplained(
 ): void {
   const runs = Object.values(draft.state.runs).filter((run) => run.testBranchSha === sha);
   if (runs.length === 0) return;
-  draft.update({ lastEvidenceAt: draft.now });
+  // A succeeded run's commit may be the target's head now (fast-forwarded), which CI on the target uploads for
+  // too: only an upload for another run shows that uploads come for the test branches.
+  if (runs.some((run) => run.status !== "succeeded")) draft.update({ lastEvidenceAt: draft.now });
   for (const { id } of runs) {
     // Deciding one run may have changed another (retired its branch): each is read as it stands.
     const recorded = requireRun(draft, id);

@@ -190,6 +190,18 @@ describe("flake evidence: the failing status may come before the upload", () => 
     expect(queue.pr(2).stateDetail).toContain("No test results explained it within 5 minutes.");
   });
 
+  it("does not learn to wait from uploads on commits that passed, which CI on the target may send", () => {
+    const queue = aScenario({ mergeMethod: "merge_commit" }).submit(1);
+    const merged = queue.runOf(1);
+    queue.passRun(1).mergeAll();
+    queue.on({ type: "run_failures_explained", sha: merged.testBranchSha as string, failingTests: [] });
+    queue.submit(2);
+
+    queue.failRun(2);
+
+    expect(queue.pr(2)).toMatchObject({ state: "failed", stateReason: "tests_failed" });
+  });
+
   it("does not wait in a queue that has had no upload for a week", () => {
     const queue = queueGettingUploads()
       .advance(7 * 24 * 60)
