@@ -1,3 +1,4 @@
+import type { BranchRule } from "./branch-rules.ts";
 import type { QueueSettings } from "./settings.ts";
 import type {
   CancelReason,
@@ -25,7 +26,12 @@ export type MergeFailure =
   /** The PR head is no longer the tested head (contract 5.4): the PR is cancelled with `pr_updated`. */
   | { readonly kind: "pr_head_moved" }
   /** The target head was not the expected one: someone pushed outside the queue. */
-  | { readonly kind: "target_moved"; readonly headSha: string };
+  | { readonly kind: "target_moved"; readonly headSha: string }
+  /**
+   * GitHub refused for one of the target's rules, its head unchanged (see branch-rules.ts); `rule`: the rule's
+   * type when GitHub's message names one.
+   */
+  | { readonly kind: "rule_refused"; readonly rule: string | null; readonly message: string };
 
 /** What GitHub says about merging a PR directly (contract 5.9), read for one PR head and target head. */
 export type DirectMergeFacts =
@@ -104,5 +110,7 @@ export type QueueEvent =
       readonly targetSha: string;
       readonly facts: DirectMergeFacts;
     }
+  /** The target branch's rules as GitHub enforces them, read by the shell (see branch-rules.ts). */
+  | { readonly type: "branch_rules_read"; readonly rules: readonly BranchRule[] }
   /** Time passed (the time itself is `step`'s `now`): testing timeouts (contract 5.3). */
   | { readonly type: "tick" };

@@ -1,3 +1,5 @@
+export type { BranchRule, BranchRulesState, HonouredRule } from "./branch-rules.ts";
+export { honouredRules, ruleBlockingLanding } from "./branch-rules.ts";
 export { compact } from "./compaction.ts";
 export type { QueueCommand, TestBranchMerge } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";

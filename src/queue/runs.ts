@@ -1,3 +1,4 @@
+import { stopOverBudget } from "./restart-budget.ts";
 import { releaseStarted, removeFromQueue } from "./abandonment.ts";
 import type { TestBranchMerge } from "./commands.ts";
 import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
@@ -131,6 +132,7 @@ function baseRunFor(state: QueueState, dependsOn: readonly number[]): TestRun | 
  * branch is built at once, without waiting for the branches of the runs ahead.
  */
 export function startRun(draft: QueueDraft, prNumbers: readonly number[], followUp?: FollowUp): void {
+  if (stopOverBudget(draft, prNumbers)) return;
   const state = draft.state;
   const id = `${state.queueId}-${state.nextRunSeq}`;
   const dependsOn =

@@ -1,4 +1,5 @@
 import type { QueueMode, QueueSettings } from "./settings.ts";
+import type { BranchRulesState } from "./branch-rules.ts";
 import type { StatusReport } from "./status-reports.ts";
 
 /** The state a user sets (contract 5.8); `switching_modes` is derived from `pendingMode`. */
@@ -23,7 +24,15 @@ export type CancelReason =
 
 /** Why a PR failed, or why its run failed while the decision waits (contract 5.1, 5.3, 5.4). */
 export type FailureReason =
-  "merge_conflict" | "tests_failed" | "timeout" | "no_required_statuses" | "merge_rejected";
+  | "merge_conflict"
+  | "tests_failed"
+  | "timeout"
+  | "no_required_statuses"
+  | "merge_rejected"
+  /** GitHub refused the merge for one of the target's rules (see branch-rules.ts). */
+  | "branch_rule_refused"
+  /** Tested too often within an hour (see restart-budget.ts). */
+  | "restart_limit";
 
 /** Why a PR went back to waiting and will be tested again (contract 5.1: testing → pending). */
 export type RequeueReason =
@@ -245,6 +254,8 @@ export interface QueueState {
   readonly merging: MergeInFlight | null;
   readonly nextRunSeq: number;
   readonly nextSubmissionSeq: number;
+  /** The target's rules on GitHub, once read (see branch-rules.ts). */
+  readonly branchRules?: BranchRulesState;
 }
 
 export interface NewQueue {

@@ -1,0 +1,133 @@
+// GitHub's branch rules under each merge method: the queue lands its PRs where the rules allow it, and where
+// they do not it fails them naming the rule, within a bounded number of GitHub calls, never looping.
+import { afterEach, describe, expect, it } from "vitest";
+import type { FakeRepository } from "../support/fake-github/index.ts";
+import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
+
+type Method = "squash" | "rebase" | "merge_commit";
+
+interface RuleCase {
+  readonly name: string;
+  readonly apply: (repo: FakeRepository) => void;
+}
+
+const signaturesRuleset: RuleCase = {
+  name: "a ruleset requiring signed commits",
+  apply: (r) =>
+    r.rules.addRuleset({ name: "signed", branches: ["main"], rules: [{ type: "required_signatures" }] }),
+};
+const signaturesProtection: RuleCase = {
+  name: "branch protection requiring signed commits",
+  apply: (r) => r.protectBranch("main", { requiredSignatures: true }),
+};
+const linearRuleset: RuleCase = {
+  name: "a ruleset requiring a linear history",
+  apply: (r) =>
+    r.rules.addRuleset({ name: "linear", branches: ["main"], rules: [{ type: "required_linear_history" }] }),
+};
+const lockedProtection: RuleCase = {
+  name: "a locked branch",
+  apply: (r) => r.protectBranch("main", { lockBranch: true }),
+};
+
+describe("branch rules", () => {
+  let s: Scenario;
+  afterEach(async () => {
+    expect(s.fake.unhandled).toEqual([]);
+    await s.close();
+  });
+
+  /** The head of main before the PRs. */
+  let base: string;
+  /** What the queue put on main. */
+  const landed = () => s.repo.commitsBetween(base, s.repo.branch("main") as string);
+  const record = async (number: number) =>
+    (await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number } })).body;
+
+  /**
+   * Two PRs queued together under `rule` (added after the queue exists, so that it is found at work, not at
+   * creation); CI passes every test branch it sees, until the queue is quiet or 20 rounds passed.
+   */
+  const runTwoPrs = async (method: Method, rule: RuleCase | null) => {
+    s = await startScenario();
+    base = s.repo.branch("main") as string;
+    const created = await s.api("createQueue", {
+      repo,
+      targetBranch: "main",
+      requiredStatuses: ["ci"],
+      mergeMethod: method,
+      concurrency: 2,
+    });
+    expect(created.status).toBe(200);
+    rule?.apply(s.repo);
+    for (const number of [1, 2]) {
+      s.repo.openPullRequest({
+        number,
+        title: `Change ${number}`,
+        author: "alice",
+        files: { [`src/${number}.ts`]: `${number}\n` },
+      });
+      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
+    }
+    await s.settle();
+    let rounds = 0;
+    for (; rounds < 20; rounds++) {
+      const untested = s.repo
+        .branches()
+        .filter((branch) => branch.startsWith("mq/"))
+        .map((branch) => s.repo.branch(branch) as string)
+        .filter((sha) => s.repo.statuses(sha).every((status) => status.context !== "ci"));
+      if (untested.length === 0) break;
+      for (const sha of new Set(untested)) s.repo.reportStatus(sha, "ci", "success");
+      await s.settle();
+    }
+    return { rounds, calls: s.fake.calls().length };
+  };
+
+  describe.each<Method>(["squash", "rebase", "merge_commit"])("with %s", (method) => {
+    it.each([signaturesRuleset, signaturesProtection])(
+      "$name: both PRs land on signed commits",
+      async (rule) => {
+        const { calls } = await runTwoPrs(method, rule);
+        expect((await record(1)).state).toBe("merged");
+        expect((await record(2)).state).toBe("merged");
+        expect(landed().length).toBeGreaterThan(0);
+        for (const commit of landed()) expect(s.repo.rules.isVerified(commit.sha)).toBe(true);
+        expect(calls).toBeLessThan(150);
+      },
+    );
+
+    it("a locked branch: the PRs fail naming the rule, and the queue pauses", async () => {
+      const { calls } = await runTwoPrs(method, lockedProtection);
+      const first = await record(1);
+      expect(first).toMatchObject({ state: "failed", stateReason: "branch_rule_refused" });
+      expect(first.stateDetail).toContain("lock_branch");
+      expect(first.stateDetail).toContain("Cannot change this locked branch");
+      const queue = (await s.api("getQueue", { repo, targetBranch: "main" })).body;
+      expect(queue.state).toBe("paused");
+      expect(queue.branchRules.rules).toContainEqual(
+        expect.objectContaining({ type: "lock_branch", source: "branch protection", blocksLanding: true }),
+      );
+      expect(calls).toBeLessThan(100);
+    });
+  });
+
+  it.each<Method>(["squash", "rebase"])(
+    "linear history with %s: both PRs land, no merge commit on main",
+    async (method) => {
+      await runTwoPrs(method, linearRuleset);
+      expect((await record(2)).state).toBe("merged");
+      expect(landed().every((commit) => commit.parents.length === 1)).toBe(true);
+    },
+  );
+
+  it("linear history with merge_commit: the PRs fail naming the rule, the queue pauses, GitHub is asked a bounded number of times", async () => {
+    const { calls } = await runTwoPrs("merge_commit", linearRuleset);
+    const first = await record(1);
+    expect(first).toMatchObject({ state: "failed", stateReason: "branch_rule_refused" });
+    expect(first.stateDetail).toContain("required_linear_history");
+    expect(first.stateDetail).toContain("This branch must not contain merge commits.");
+    expect((await s.api("getQueue", { repo, targetBranch: "main" })).body.state).toBe("paused");
+    expect(calls).toBeLessThan(100);
+  });
+});
