@@ -10,7 +10,7 @@ import type { GitHubGateway } from "./gateway.ts";
 import type { InstallationOctokit } from "./octokit.ts";
 import { holdsCommit } from "./commit-ancestry.ts";
 import { checkDirectMerge } from "./direct-merge-check.ts";
-import { ruleRefusalOf } from "./rule-refusals.ts";
+import { type RuleRefusal, ruleRefusalOf } from "./rule-refusals.ts";
 import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
@@ -199,10 +199,29 @@ async function fastForwardTarget(
     const now = await targetHead(octokit, repo, command.targetBranch);
     const failure: MergeFailure =
       refusal !== null && now === command.expectedHeadSha
-        ? { kind: "rule_refused", ...refusal }
+        ? {
+            kind: "rule_refused",
+            ...refusal,
+            ...(await ownUnsignedCommit(octokit, repo, command.sha, refusal)),
+          }
         : { kind: "target_moved", headSha: now };
     return { type: "merge_failed", mergeId: command.mergeId, prNumber: firstPr, failure };
   }
+}
+
+/**
+ * A refusal for signatures of the tested commit itself, which the queue made: built before the queue knew the
+ * rule, it is built again from commits GitHub signs. A PR's own unsigned commits leave it verified, and fail it.
+ */
+async function ownUnsignedCommit(
+  octokit: InstallationOctokit,
+  repo: Repo,
+  sha: string,
+  refusal: RuleRefusal,
+): Promise<{ retest?: true }> {
+  if (refusal.rule !== "required_signatures") return {};
+  const { data } = await octokit.rest.repos.getCommit({ ...repo, ref: sha, per_page: 1 });
+  return data.commit.verification?.verified === false ? { retest: true } : {};
 }
 
 /** squash / rebase (contract 5.4): GitHub's merge API, only for the tested head on the expected target. */

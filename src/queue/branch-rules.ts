@@ -4,8 +4,10 @@
 // merge could get through, rather than testing and retesting what can never land.
 import { removeFromQueue } from "./abandonment.ts";
 import type { QueueDraft } from "./draft.ts";
+import type { MergeFailure } from "./events.ts";
 import type { MergeMethod, QueueSettings } from "./settings.ts";
 import type { MergeInFlight } from "./state.ts";
+import { rebuildAllRuns } from "./target-branch.ts";
 
 /** One rule GitHub enforces on the target branch. */
 export interface BranchRule {
@@ -135,13 +137,13 @@ export function onBranchRulesRead(draft: QueueDraft, rules: readonly BranchRule[
  * GitHub refused a merge for a rule (`rule`: its type, when the shell could tell it): the PRs that merge tried to
  * land fail quoting GitHub, and the queue pauses when the rule refuses every merge under its settings, until
  * someone changes the rule or the settings and resumes it. Nothing is retried: the same merge would meet the
- * same refusal.
+ * same refusal. Unless the refused commit is the queue's own, made before it knew the rule (`retest`): then its
+ * runs are built again, which the restart budget bounds (see restart-budget.ts).
  */
 export function onRuleRefused(
   draft: QueueDraft,
   merge: MergeInFlight,
-  rule: string | null,
-  message: string,
+  { rule, message, retest }: Extract<MergeFailure, { kind: "rule_refused" }>,
 ): void {
   const known = draft.state.branchRules;
   draft.update({
@@ -153,6 +155,13 @@ export function onRuleRefused(
     },
   });
   const named = rule === null ? "a branch rule" : `the branch rule ${rule}`;
+  if (retest === true) {
+    rebuildAllRuns(
+      draft,
+      `GitHub refused the tested commit for ${named} (${message}); it was built before the queue knew the rule: testing again on commits the rule accepts.`,
+    );
+    return;
+  }
   for (const prNumber of merge.inFlight) {
     removeFromQueue(draft, prNumber, {
       to: "failed",

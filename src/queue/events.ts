@@ -31,7 +31,16 @@ export type MergeFailure =
    * GitHub refused for one of the target's rules, its head unchanged (see branch-rules.ts); `rule`: the rule's
    * type when GitHub's message names one.
    */
-  | { readonly kind: "rule_refused"; readonly rule: string | null; readonly message: string };
+  | {
+      readonly kind: "rule_refused";
+      readonly rule: string | null;
+      readonly message: string;
+      /**
+       * The refused commit is one the queue made before it knew the rule (an unsigned merge commit): its PRs are
+       * tested again, on commits the rule accepts, rather than failed.
+       */
+      readonly retest?: boolean;
+    };
 
 /** What GitHub says about merging a PR directly (contract 5.9), read for one PR head and target head. */
 export type DirectMergeFacts =

@@ -197,7 +197,7 @@ export function onMergeFailed(
   const seen = draft.state.target.headsSeenWhileMerging;
   draft.update({ merging: null, target: { ...draft.state.target, headsSeenWhileMerging: [] } });
   if (failure.kind === "target_moved") moveTargetOutside(draft, failure.headSha);
-  else if (failure.kind === "rule_refused") onRuleRefused(draft, merge, failure.rule, failure.message);
+  else if (failure.kind === "rule_refused") onRuleRefused(draft, merge, failure);
   else {
     const cancelRequest = draft.pr(prNumber)?.cancelRequest ?? null;
     if (cancelRequest !== null) {

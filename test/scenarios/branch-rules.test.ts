@@ -18,7 +18,10 @@ const signaturesRuleset: RuleCase = {
 };
 const signaturesProtection: RuleCase = {
   name: "branch protection requiring signed commits",
-  apply: (r) => r.protectBranch("main", { requiredSignatures: true }),
+  apply: (r) => {
+    r.protectBranch("main", { requiredSignatures: true });
+    r.rules.protectionChanged("main");
+  },
 };
 const linearRuleset: RuleCase = {
   name: "a ruleset requiring a linear history",
@@ -27,7 +30,10 @@ const linearRuleset: RuleCase = {
 };
 const lockedProtection: RuleCase = {
   name: "a locked branch",
-  apply: (r) => r.protectBranch("main", { lockBranch: true }),
+  apply: (r) => {
+    r.protectBranch("main", { lockBranch: true });
+    r.rules.protectionChanged("main");
+  },
 };
 
 describe("branch rules", () => {
@@ -129,5 +135,76 @@ describe("branch rules", () => {
     expect(first.stateDetail).toContain("This branch must not contain merge commits.");
     expect((await s.api("getQueue", { repo, targetBranch: "main" })).body.state).toBe("paused");
     expect(calls).toBeLessThan(100);
+  });
+
+  describe("createQueue and updateQueue", () => {
+    const createQueue = (mergeMethod: Method) =>
+      s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"], mergeMethod });
+
+    it("refuses merge_commit on a branch that requires a linear history, naming the rule", async () => {
+      s = await startScenario();
+      linearRuleset.apply(s.repo);
+      const refused = await createQueue("merge_commit");
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe("branch_rule_conflict");
+      expect(refused.body.detail).toContain("required_linear_history");
+      expect(refused.body.detail).toContain("use squash or rebase");
+
+      const created = await createQueue("squash");
+      expect(created.status).toBe(200);
+      expect(created.body.branchRules.rules).toEqual([
+        expect.objectContaining({ type: "required_linear_history", blocksLanding: false }),
+      ]);
+      const switched = await s.api("updateQueue", {
+        repo,
+        targetBranch: "main",
+        mergeMethod: "merge_commit",
+      });
+      expect(switched.status).toBe(409);
+      expect(switched.body.code).toBe("branch_rule_conflict");
+      expect((await s.api("getQueue", { repo, targetBranch: "main" })).body.mergeMethod).toBe("squash");
+    });
+
+    it("a queue on a locked branch starts paused, and resumes only once it is unlocked", async () => {
+      s = await startScenario();
+      lockedProtection.apply(s.repo);
+      await s.settle();
+      const created = await createQueue("squash");
+      expect(created.body).toMatchObject({ state: "paused" });
+      expect(created.body.branchRules.rules[0]).toMatchObject({ type: "lock_branch", blocksLanding: true });
+      const resumed = await s.api("updateQueue", { repo, targetBranch: "main", state: "running" });
+      expect(resumed.status).toBe(409);
+      expect(resumed.body.detail).toContain("lock_branch");
+
+      s.repo.protectBranch("main", {});
+      s.repo.rules.protectionChanged("main");
+      await s.settle();
+      expect((await s.api("getQueue", { repo, targetBranch: "main" })).body.branchRules.rules).toEqual([]);
+      const unlocked = await s.api("updateQueue", { repo, targetBranch: "main", state: "running" });
+      expect(unlocked.body.state).toBe("running");
+    });
+  });
+
+  it("a PR sent back again and again (main keeps moving) is tested at most 6 times within an hour, then fails saying why", async () => {
+    s = await startScenario();
+    await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
+    s.repo.openPullRequest({ number: 1, title: "Change 1", author: "alice", files: { "src/1.ts": "1\n" } });
+    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    await s.settle();
+    for (let push = 0; push < 10; push++) {
+      s.clock.now += 60_000;
+      s.repo.commit("main", { [`other/${push}.ts`]: "x\n" }, `Outside push ${push}`, "bob");
+      await s.settle();
+    }
+    const pr = await record(1);
+    expect(pr).toMatchObject({ state: "failed", stateReason: "restart_limit" });
+    expect(pr.stateDetail).toContain("Tested 6 times within an hour");
+    expect(pr.stateDetail).toContain("outside the queue");
+    const testBranches = s.fake
+      .calls()
+      .filter((call) => call === "POST /repos/acme/widgets/git/refs")
+      .map((_call, index) => index);
+    // Each test start creates its scratch branch and its test branch.
+    expect(testBranches.length).toBeLessThanOrEqual(12);
   });
 });
