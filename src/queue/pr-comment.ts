@@ -39,8 +39,6 @@ function advice(state: QueueState, reason: StateReason): string | null {
       return `Fix what GitHub reported, then ${again}.`;
     case "branch_rule_refused":
       return `Make the PR meet \`${state.targetBranch}\`'s rule GitHub named (or have the rule changed), then ${again}.`;
-    case "restart_limit":
-      return `Look at why it kept being tested again (its history on the queue's page), then ${again}.`;
     case "cancelled_by_user":
     case "pr_closed":
     case "pr_updated":

@@ -1,4 +1,4 @@
-import { stopOverBudget } from "./restart-budget.ts";
+import { testBudgetFreesAt } from "./restart-budget.ts";
 import { releaseStarted, removeFromQueue } from "./abandonment.ts";
 import type { TestBranchMerge } from "./commands.ts";
 import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
@@ -132,7 +132,6 @@ function baseRunFor(state: QueueState, dependsOn: readonly number[]): TestRun | 
  * branch is built at once, without waiting for the branches of the runs ahead.
  */
 export function startRun(draft: QueueDraft, prNumbers: readonly number[], followUp?: FollowUp): void {
-  if (stopOverBudget(draft, prNumbers)) return;
   const state = draft.state;
   const id = `${state.queueId}-${state.nextRunSeq}`;
   const dependsOn =
@@ -201,6 +200,7 @@ export function startRuns(draft: QueueDraft): void {
   while (slots > 0) {
     const batch = formingBatch(draft.state);
     if (batch === null || batch.startsAt > draft.now) return;
+    if (testBudgetFreesAt(draft.state, batch.prNumbers) > draft.now) return;
     startRun(draft, batch.prNumbers);
     slots--;
   }
@@ -212,7 +212,10 @@ export function startRuns(draft: QueueDraft): void {
  */
 export function batchWaitDeadline(state: QueueState): number | null {
   if (!canStartRuns(state) || mainLineSlots(state) <= 0) return null;
-  const startsAt = formingBatch(state)?.startsAt ?? -Infinity;
+  const batch = formingBatch(state);
+  if (batch === null) return null;
+  // Or held back by a PR of it that spent its test budget (see restart-budget.ts).
+  const startsAt = Math.max(batch.startsAt, testBudgetFreesAt(state, batch.prNumbers));
   return Number.isFinite(startsAt) ? startsAt : null;
 }
 

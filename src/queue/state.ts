@@ -30,9 +30,7 @@ export type FailureReason =
   | "no_required_statuses"
   | "merge_rejected"
   /** GitHub refused the merge for one of the target's rules (see branch-rules.ts). */
-  | "branch_rule_refused"
-  /** Tested too often within an hour (see restart-budget.ts). */
-  | "restart_limit";
+  | "branch_rule_refused";
 
 /** Why a PR went back to waiting and will be tested again (contract 5.1: testing → pending). */
 export type RequeueReason =
