@@ -54,9 +54,14 @@ describe("branch rules", () => {
    * Two PRs queued together under `rule` (added after the queue exists, so that it is found at work, not at
    * creation); CI passes every test branch it sees, until the queue is quiet or 20 rounds passed.
    */
-  const runTwoPrs = async (method: Method, rule: RuleCase | null) => {
+  const runTwoPrs = async (
+    method: Method,
+    rule: RuleCase | null,
+    { ruleFirst = false, unsigned = [] as number[] } = {},
+  ) => {
     s = await startScenario();
     base = s.repo.branch("main") as string;
+    if (ruleFirst) rule?.apply(s.repo);
     const created = await s.api("createQueue", {
       repo,
       targetBranch: "main",
@@ -65,7 +70,7 @@ describe("branch rules", () => {
       concurrency: 2,
     });
     expect(created.status).toBe(200);
-    rule?.apply(s.repo);
+    if (!ruleFirst) rule?.apply(s.repo);
     for (const number of [1, 2]) {
       s.repo.openPullRequest({
         number,
@@ -73,6 +78,7 @@ describe("branch rules", () => {
         author: "alice",
         files: { [`src/${number}.ts`]: `${number}\n` },
       });
+      if (unsigned.includes(number)) s.repo.rules.markUnsigned(s.repo.pullRequest(number).headSha);
       await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
     }
     await s.settle();
@@ -135,6 +141,35 @@ describe("branch rules", () => {
     expect(first.stateDetail).toContain("This branch must not contain merge commits.");
     expect((await s.api("getQueue", { repo, targetBranch: "main" })).body.state).toBe("paused");
     expect(calls).toBeLessThan(100);
+  });
+
+  it("merge_commit under a signature rule known from the start: lands without a single refusal", async () => {
+    const { calls } = await runTwoPrs("merge_commit", signaturesRuleset, { ruleFirst: true });
+    expect((await record(2)).state).toBe("merged");
+    const queue = (await s.api("getQueue", { repo, targetBranch: "main" })).body;
+    expect(queue.branchRules).toMatchObject({ refusals: 0, lastRefusal: null });
+    expect(queue.branchRules.rules).toEqual([
+      expect.objectContaining({ type: "required_signatures", blocksLanding: false }),
+    ]);
+    expect(s.fake.calls().filter((call) => call.endsWith("/git/commits"))).toEqual([]);
+    expect(calls).toBeLessThan(80);
+  });
+
+  it("merge_commit: a PR whose own commits are unsigned fails naming the rule; the queue goes on with the next", async () => {
+    await runTwoPrs("merge_commit", signaturesRuleset, { ruleFirst: true, unsigned: [1] });
+    const first = await record(1);
+    expect(first).toMatchObject({ state: "failed", stateReason: "branch_rule_refused" });
+    expect(first.stateDetail).toBe(
+      "GitHub refused the merge for the branch rule required_signatures: Repository rule violations found — Commits must have verified signatures.",
+    );
+    expect((await record(2)).state).toBe("merged");
+    const queue = (await s.api("getQueue", { repo, targetBranch: "main" })).body;
+    expect(queue.state).toBe("running");
+    expect(queue.branchRules).toMatchObject({ refusals: 1, lastRefusal: { rule: "required_signatures" } });
+    const metrics = await fetch(`${s.server.url}/v1/getMergeQueueMetrics`, {
+      headers: { "x-api-token": s.token },
+    });
+    expect(await metrics.text()).toMatch(/mq_branch_rule_refusals_1h_total\{[^}]*\} 1/);
   });
 
   describe("createQueue and updateQueue", () => {
