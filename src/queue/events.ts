@@ -1,4 +1,4 @@
-import type { BranchRule } from "./branch-rules.ts";
+import type { BranchRule } from "./branch-rule-facts.ts";
 import type { QueueSettings } from "./settings.ts";
 import type {
   CancelReason,

@@ -1,4 +1,5 @@
-export type { BranchRule, BranchRulesState, HonouredRule } from "./branch-rules.ts";
+export type { BranchRule, BranchRulesState } from "./branch-rule-facts.ts";
+export type { HonouredRule } from "./branch-rules.ts";
 export { honouredRules, ruleBlockingLanding } from "./branch-rules.ts";
 export { compact } from "./compaction.ts";
 export type { QueueCommand, TestBranchMerge } from "./commands.ts";

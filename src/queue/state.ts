@@ -1,5 +1,5 @@
 import type { QueueMode, QueueSettings } from "./settings.ts";
-import type { BranchRulesState } from "./branch-rules.ts";
+import type { BranchRulesState } from "./branch-rule-facts.ts";
 import type { StatusReport } from "./status-reports.ts";
 
 /** The state a user sets (contract 5.8); `switching_modes` is derived from `pendingMode`. */
