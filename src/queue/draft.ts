@@ -14,6 +14,7 @@ export type QueueScalars = Pick<
   | "nextRunSeq"
   | "nextSubmissionSeq"
   | "branchRules"
+  | "lastEvidenceAt"
 >;
 
 /**

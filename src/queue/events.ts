@@ -2,6 +2,7 @@ import type { BranchRule } from "./branch-rule-facts.ts";
 import type { QueueSettings } from "./settings.ts";
 import type {
   CancelReason,
+  FailingTest,
   ImpactedTargets,
   ProviderMergeability,
   QueueStatus,
@@ -121,5 +122,14 @@ export type QueueEvent =
     }
   /** The target branch's rules as GitHub enforces them, read by the shell (see branch-rules.ts). */
   | { readonly type: "branch_rules_read"; readonly rules: readonly BranchRule[] }
+  /**
+   * A JUnit upload on a test branch commit, as test health judged its failing tests (every test whose final
+   * outcome in the upload was a failure; none when everything passed).
+   */
+  | {
+      readonly type: "run_failures_explained";
+      readonly sha: string;
+      readonly failingTests: readonly FailingTest[];
+    }
   /** Time passed (the time itself is `step`'s `now`): testing timeouts (contract 5.3). */
   | { readonly type: "tick" };

@@ -5,6 +5,7 @@ export { compact } from "./compaction.ts";
 export type { QueueCommand, TestBranchMerge } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";
 export { isInert } from "./inert-events.ts";
+export { knownFlakyFailures } from "./flake-evidence.ts";
 export { commentMarker } from "./pr-comment.ts";
 export { parsePriority } from "./priority.ts";
 export type { Readiness } from "./readiness.ts";
@@ -12,6 +13,7 @@ export type { DirectMergeMode, MergeMethod, OptimizationMode, QueueMode, QueueSe
 export { DEFAULT_QUEUE_SETTINGS } from "./settings.ts";
 export type {
   CancelReason,
+  FailingTest,
   FailureReason,
   NewQueue,
   ProviderMergeability,
@@ -22,6 +24,7 @@ export type {
   QueueStatus,
   RequiredStatusesSource,
   StateReason,
+  TestHealth,
   TestRun,
   TestRunStatus,
   Transition,

@@ -6,6 +6,7 @@ import { directMergeUnderway, onDirectMergeChecked, planDirectMerge } from "./di
 import { QueueDraft } from "./draft.ts";
 import type { QueueEvent } from "./events.ts";
 import { resolvePendingFailures } from "./failures.ts";
+import { onRunFailuresExplained } from "./flake-evidence.ts";
 import { onMergeFailed, onMergeSucceeded, planMerge } from "./merging.ts";
 import { notifyTransitions } from "./notifications.ts";
 import { applyPendingMode, onQueueUpdated } from "./queue-control.ts";
@@ -59,6 +60,8 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
       return onDirectMergeChecked(draft, event.prNumber, event, event.facts);
     case "branch_rules_read":
       return onBranchRulesRead(draft, event.rules);
+    case "run_failures_explained":
+      return onRunFailuresExplained(draft, event.sha, event.failingTests);
     case "tick":
       return onTick(draft);
   }
