@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeRepository } from "../support/fake-github/index.ts";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
+import { browserOn, visible } from "../support/test-pages.ts";
 
 type Method = "squash" | "rebase" | "merge_commit";
 
@@ -120,6 +121,16 @@ describe("branch rules", () => {
       expect(queue.branchRules.rules).toContainEqual(
         expect.objectContaining({ type: "lock_branch", source: "branch protection", blocksLanding: true }),
       );
+      const cookie = await browserOn(s.server).sessionCookie(s.token, {
+        queue: "github.com/acme/widgets/main",
+      });
+      const page = visible(
+        await (
+          await fetch(`${s.server.url}/queues/github.com/acme/widgets/main`, { headers: { cookie } })
+        ).text(),
+      );
+      expect(page).toContain("Branch rules on GitHub lock_branch (branch protection) Nothing can land:");
+      expect(page).toContain("GitHub refused 1 merge for a rule");
       expect(calls).toBeLessThan(100);
     });
   });
