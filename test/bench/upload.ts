@@ -5,7 +5,6 @@
 // suite (every test new) and the next (every test known, the steady state of CI). "Warm" is the RSS after a first
 // upload of 10 results, which starts the report reader's thread and allocates the test key cache, once per process.
 // GitHub is never contacted: the upload tells its default branch and CODEOWNERS.
-import { execSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,11 +13,11 @@ import type { UploadTarget } from "../../src/cli/upload-metadata.ts";
 import { writeReport } from "./junit-report.ts";
 import {
   benchDatabase,
+  buildService,
   cpuMs,
   distCommand,
   memoryMiB,
   repo,
-  root,
   startService,
   stop,
 } from "./service-process.ts";
@@ -44,8 +43,7 @@ async function measureUpload(pid: number, target: UploadTarget, report: string) 
 }
 
 async function main(): Promise<void> {
-  console.log("building (npm run build)…");
-  execSync("npm run build --silent", { cwd: root, stdio: "inherit" });
+  buildService();
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-upload-"));
   const { env, token } = await benchDatabase(join(dir, "bench.db"));
   const report = join(dir, "TEST-widgets.xml");
