@@ -23,8 +23,15 @@ export function buildService(): void {
   execSync("npm run build --silent", { cwd: root, stdio: "inherit" });
 }
 
-/** The service started from the bundle `npm run build` writes, as the image runs it. */
-export const distCommand = [process.execPath, "dist/src/main.js"];
+/**
+ * The service started from the bundle `npm run build` writes, as the image runs it. BENCH_CPU_PROF=<dir> has each
+ * such process write a V8 CPU profile there when it stops (node --cpu-prof; test/bench/profile-summary.ts reads it).
+ */
+export const distCommand = [
+  process.execPath,
+  ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+  "dist/src/main.js",
+];
 /** As `npm start` runs it, but without npm's and tsx's wrapper processes, so that the pid is the service's. */
 export const tsxCommand = [process.execPath, "--import", "tsx", "src/main.ts"];
 
