@@ -19,12 +19,22 @@ export function watchSqliteContent(sqlite: BetterSqlite3.Database): { mark: Cont
   const dataVersion = sqlite.prepare("PRAGMA data_version").pluck();
   let seenDataVersion = dataVersion.get() as number;
   let generation = 0;
+  // Another connection's commits are looked for once per turn of the event loop, not by every request of the turn
+  // (the pragma is a statement): a commit seen one turn later is as if the requests had come a moment earlier.
+  let lookedThisTurn = false;
+  const nextTurn = () => {
+    lookedThisTurn = false;
+  };
   return {
     mark: () => {
-      const current = dataVersion.get() as number;
-      if (current !== seenDataVersion) {
-        seenDataVersion = current;
-        generation++;
+      if (!lookedThisTurn) {
+        lookedThisTurn = true;
+        setImmediate(nextTurn);
+        const current = dataVersion.get() as number;
+        if (current !== seenDataVersion) {
+          seenDataVersion = current;
+          generation++;
+        }
       }
       return generation;
     },

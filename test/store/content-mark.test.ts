@@ -12,6 +12,8 @@ import { aPr } from "../support/queue-factories.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
+/** Another connection's commits are looked for once per turn of the event loop; a request comes in a later one. */
+const nextRequest = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("values remembered while the SQLite database is unchanged", () => {
   let store: TestStore;
@@ -35,6 +37,7 @@ describe("values remembered while the SQLite database is unchanged", () => {
     expect(await memo.get(store.db, "k", read)).toBe(2);
     expect(await memo.get(store.db, "k", read)).toBe(2);
     await createToken(otherProcess.db, { organization: "acme", owners: [], host: "github.com", now: 1 });
+    await nextRequest();
     expect(await memo.get(store.db, "k", read)).toBe(3);
   });
 
@@ -70,6 +73,7 @@ describe("values remembered while the SQLite database is unchanged", () => {
     expect(await authenticate(store.db, token, 2)).not.toBeNull();
     expect(await authenticate(store.db, token, 3)).not.toBeNull();
     await revokeToken(otherProcess.db, id, 4);
+    await nextRequest();
     expect(await authenticate(store.db, token, 5)).toBeNull();
   });
 
@@ -111,6 +115,7 @@ describe("values remembered while the SQLite database is unchanged", () => {
         prUrl: String,
       });
     });
+    await nextRequest();
     expect((await findInstalledRepositoryQueue(store.db, repo, "main"))!.queue.version).toBe(before + 1);
   });
 });
