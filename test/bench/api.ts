@@ -193,12 +193,14 @@ async function main(): Promise<void> {
     `service: node dist/src/main.js, default log level, output to a file (${(logBytes / 1024).toFixed(0)} KiB written); ` +
       `bare: Fastify ${Fastify().version}, logging off, the same bytes as a ready string; ${rounds} turns of ${seconds} s each, in alternation`,
   );
-  console.log(
-    `cold start, node dist/src/main.js (after build): median ${median(distStarts).toFixed(0)} ms over ${startRuns} starts [${distStarts.map((s) => s.toFixed(0)).join(", ")}], CPU ${median(distCpu)} ms`,
-  );
-  console.log(
-    `cold start, npm start (tsx src/main.ts):         median ${median(tsxStarts).toFixed(0)} ms over ${startRuns} starts [${tsxStarts.map((s) => s.toFixed(0)).join(", ")}], CPU ${median(tsxCpu)} ms`,
-  );
+  if (startRuns > 0) {
+    console.log(
+      `cold start, node dist/src/main.js (after build): median ${median(distStarts).toFixed(0)} ms over ${startRuns} starts [${distStarts.map((s) => s.toFixed(0)).join(", ")}], CPU ${median(distCpu)} ms`,
+    );
+    console.log(
+      `cold start, npm start (tsx src/main.ts):         median ${median(tsxStarts).toFixed(0)} ms over ${startRuns} starts [${tsxStarts.map((s) => s.toFixed(0)).join(", ")}], CPU ${median(tsxCpu)} ms`,
+    );
+  }
   console.log(
     `RSS at idle (3 s after start): ${idleRss.toFixed(1)} MiB; after the load: ${loadedRss.toFixed(1)} MiB`,
   );
