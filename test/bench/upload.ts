@@ -6,13 +6,14 @@
 // of the same rows into the service's schema. Two uploads are measured: the first after the start (every test new;
 // it also starts the reader thread and the key cache) and the next (every test known, the steady state of CI).
 // The service's RSS is read from outside (/proc/<pid>): at idle, its peak during each upload (VmHWM, reset just
-// before) and 5 s after. Each rate is also given per CPU second (the service's threads, the baseline's process),
+// before), 5 s after, and once the idle reader thread has stopped. Each rate is also given per CPU second (the service's threads, the baseline's process),
 // the figure to trust on a busy machine. BENCH_UPLOAD_CASES sets the report's size.
 // GitHub is never contacted: the upload tells its default branch and CODEOWNERS.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { READER_IDLE_MS } from "../../src/health/report-reader.ts";
 import { uploadReports } from "../../src/cli/upload-client.ts";
 import type { UploadTarget } from "../../src/cli/upload-metadata.ts";
 import { writeReport } from "./junit-report.ts";
@@ -100,6 +101,8 @@ async function main(): Promise<void> {
     inserts.push(bare("insert", report, `file:${join(dir, "bare-2.db")}`));
     await new Promise((resolve) => setTimeout(resolve, 5000));
     const settled = memoryMiB(pid);
+    await new Promise((resolve) => setTimeout(resolve, READER_IDLE_MS));
+    const readerStopped = memoryMiB(pid);
 
     const parseRate = median(parses.map((run) => perSecond(run.results, run.ms)));
     const parseCpuRate = median(parses.map((run) => perSecond(run.results, run.cpuMs)));
@@ -134,7 +137,9 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      `service RSS 5 s after the uploads: ${settled.toFixed(1)} MiB = ${(settled / idle).toFixed(2)}× idle`,
+      `service RSS 5 s after the uploads: ${settled.toFixed(1)} MiB = ${(settled / idle).toFixed(2)}× idle; ` +
+        `${(5 + READER_IDLE_MS / 1000).toFixed(0)} s after (the idle reader thread stopped): ` +
+        `${readerStopped.toFixed(1)} MiB = ${(readerStopped / idle).toFixed(2)}× idle`,
     );
   } finally {
     await stop(service);
