@@ -19,11 +19,15 @@ const profile = JSON.parse(readFileSync(file!, "utf8")) as {
 const rows = Number(rowsArgument ?? 30);
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfMicros = new Map<number, number>();
-profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) =>
+  selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
+);
 const total = [...selfMicros.values()].reduce((sum, t) => sum + t, 0);
 
 const where = (node: ProfileNode) => {
-  const url = node.callFrame.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(dist|src)\//, "$1/");
+  const url = node.callFrame.url
+    .replace(/^.*node_modules\//, "")
+    .replace(/^file:\/\/.*\/(dist|src)\//, "$1/");
   return `${node.callFrame.functionName || "(anonymous)"} ${url}:${node.callFrame.lineNumber + 1}`;
 };
 const parentOf = new Map<number, number>();
@@ -34,7 +38,8 @@ for (const [id, micros] of selfMicros) {
   const name = where(byId.get(id)!);
   selfByFunction.set(name, (selfByFunction.get(name) ?? 0) + micros);
   const onStack = new Set<string>();
-  for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) onStack.add(where(byId.get(at)!));
+  for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at))
+    onStack.add(where(byId.get(at)!));
   for (const caller of onStack) totalByFunction.set(caller, (totalByFunction.get(caller) ?? 0) + micros);
 }
 const share = (micros: number) => `${((100 * micros) / total).toFixed(1).padStart(5)}%`;
