@@ -212,7 +212,10 @@ function useReaderThread(): ReaderThread {
 function releaseReaderThread(thread: ReaderThread): void {
   if (--readings > 0) return;
   retirement = setTimeout(() => {
-    if (readings === 0 && current === thread) void thread.worker.terminate();
+    if (readings !== 0 || current !== thread) return;
+    // Forgotten first, so that an upload arriving while it stops starts a new thread instead of joining this one.
+    current = undefined;
+    void thread.worker.terminate();
   }, READER_IDLE_MS);
   retirement.unref();
 }
