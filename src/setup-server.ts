@@ -1,38 +1,31 @@
-// Before the GitHub App is registered Probot's `run` serves its setup page and nothing else, so probes would read
-// 404. This serves the same setup page (Probot's own handler) beside /healthz and /readyz, which then says what is
-// missing.
-import { Probot, type Server as ProbotServer, Server } from "probot";
+// Before the GitHub App is registered the service serves Probot's setup page (Probot's own handler and its static
+// files) beside /healthz and /readyz, which then says what is missing, behind the same HTTP server and request
+// logger as the app (src/http/service-server.ts).
+import type { Logger } from "pino";
 import { operatorEndpoints } from "./operator-endpoints.ts";
 import type { Config } from "./config.ts";
+import { type Handler, type HttpService, pingHandler, serveHttp } from "./http/service-server.ts";
 import type { Store } from "./store/database.ts";
 
-type HandlerFactory = Parameters<ProbotServer["loadHandlerFactory"]>[0];
-type SetupAppFactory = (options: { host: string; port: number; log: Probot["log"] }) => HandlerFactory;
+type SetupAppFactory = (options: { host: string; port: number; log: Logger }) => () => Promise<Handler>;
 
-/** Probot's setup app, which its package does not export: taken from beside its entry point. */
-async function probotSetupApp(): Promise<SetupAppFactory> {
-  const module = (await import(new URL("apps/setup.js", import.meta.resolve("probot")).href)) as {
-    setupAppFactory: SetupAppFactory;
-  };
-  return module.setupAppFactory;
+/** A module of Probot's that its package does not export: taken from beside its entry point. */
+async function probotModule<T>(path: string): Promise<T> {
+  return (await import(new URL(path, import.meta.resolve("probot")).href)) as T;
 }
 
-export async function startSetupServer(config: Config, store: Store): Promise<ProbotServer> {
-  const server = new Server({
-    host: config.host ?? "localhost",
-    port: config.port,
-    // As Probot's `run` does in setup mode: the Probot instance only serves the setup flow, never GitHub.
-    Probot: Probot.defaults({ appId: 1, privateKey: "unused: the app is not registered yet" }),
-  });
-  let log: Probot["log"] | undefined;
-  await server.load((app, { addHandler }) => {
-    log = app.log;
-    addHandler?.(operatorEndpoints({ store, log, processMetrics: null, githubAppRegistered: false }));
-  });
-  const setupApp = await probotSetupApp();
-  await server.loadHandlerFactory(
-    setupApp({ host: server.host, port: server.port, log: (log as Probot["log"]).child({ name: "setup" }) }),
+export async function startSetupServer(config: Config, store: Store, log: Logger): Promise<HttpService> {
+  const { setupAppFactory } = await probotModule<{ setupAppFactory: SetupAppFactory }>("apps/setup.js");
+  const { staticFilesHandler } = await probotModule<{ staticFilesHandler: Handler }>(
+    "server/handlers/static-files.js",
   );
-  await server.start();
-  return server;
+  const host = config.host ?? "localhost";
+  const setup = await setupAppFactory({ host, port: config.port, log: log.child({ name: "setup" }) })();
+  const operator = operatorEndpoints({ store, log, processMetrics: null, githubAppRegistered: false });
+  return serveHttp({
+    log,
+    host,
+    port: config.port,
+    handlers: [pingHandler, staticFilesHandler, operator, setup],
+  });
 }
