@@ -49,7 +49,15 @@ export function switchyardApp({
     });
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
-    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log, clock });
+    registerQueueWebhooks(app, {
+      store,
+      engine,
+      github,
+      githubHost: config.githubHost,
+      log: app.log,
+      clock,
+      previousWebhookSecret: config.webhookSecretPrevious,
+    });
     const repositoryFacts = storedRepositoryFacts(store);
     const api = await buildApi(
       {

@@ -9,5 +9,5 @@ import { serveWebhooks } from "./endpoint.ts";
 export function registerQueueWebhooks(app: Probot, deps: WebhookDependencies): void {
   registerCommentCommands(app, deps);
   registerBranchEvents(app, deps);
-  serveWebhooks(app, registerCiEvents(app, deps));
+  serveWebhooks(app, registerCiEvents(app, deps), deps.previousWebhookSecret);
 }
