@@ -26,8 +26,6 @@ import { junitReport } from "../support/test-health.ts";
 const root = join(import.meta.dirname, "../..");
 const tsxLoader = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
 const serviceArguments = ["--import", tsxLoader, join(root, "src/main.ts")];
-/** Starting from sources on a busy two-core machine takes a while. */
-const startTimeoutMs = 90_000;
 
 /** The secrets a run used, by name, so that a hit says which one leaked. */
 type Secrets = Map<string, string>;
