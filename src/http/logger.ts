@@ -16,7 +16,15 @@ export async function createLogger({ level, format, destination }: LoggerOptions
     (format === "pretty"
       ? // Loaded only for a person at a terminal: a service writing JSON never pays for it.
         (await import("pino-pretty")).PinoPretty({ sync: true, ignore: "pid,hostname" })
-      : // Written as soon as the previous write is done, off the request's path; pino flushes the rest at exit.
-        pino.destination({ dest: 1, sync: false }));
+      : jsonLines(1));
   return pino({ level }, stream);
+}
+
+/**
+ * Where JSON lines go: written as soon as the previous write is done, off the request's path (pino flushes the rest
+ * at exit). SonicBoom measures the last pending chunk's byte length on every line, which at its default chunk size
+ * (16 KiB) cost 4 µs a line, most of a request line's cost; 2 KiB chunks cost a fraction of a µs more in writes.
+ */
+export function jsonLines(dest: number | string): DestinationStream {
+  return pino.destination({ dest, sync: false, maxWrite: 2048 });
 }

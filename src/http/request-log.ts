@@ -3,7 +3,7 @@
 // x-api-token, Authorization, Cookie, Set-Cookie and the webhook signatures cannot reach the log
 // (docs/security.md). It replaces Probot's pino-http logger, which recorded every header of every request and
 // cost 20-35 µs a request on the main thread.
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 
@@ -17,14 +17,22 @@ const secretParameter = /token|secret|passw|signature|session|key|code|auth|cred
 const userAgentLength = 200;
 const urlLength = 2000;
 
+/** This process's prefix of the ids it makes: ids stay unique across restarts and replicas, and cost a counter. */
+const processPrefix = randomBytes(6).toString("hex");
+let requestsSeen = 0;
+
 /**
- * The request's id: its x-request-id, else GitHub's delivery id, else a new UUID. The request logger and the
- * /v1 server (its problem details and error lines) use the same one.
+ * The request's id: its x-request-id, else GitHub's delivery id, else a new one (`<process>-<count>`). The request
+ * logger and the /v1 server (its problem details and error lines) use the same one.
  */
 export function requestIdOf(req: IncomingMessage): string {
   const identified = req as IdentifiedRequest;
   return (identified[requestIdKey] ??=
-    chosenId(req.headers["x-request-id"]) ?? chosenId(req.headers["x-github-delivery"]) ?? randomUUID());
+    chosenId(req.headers["x-request-id"]) ?? chosenId(req.headers["x-github-delivery"]) ?? newId());
+}
+
+function newId(): string {
+  return `${processPrefix}-${(++requestsSeen).toString(36)}`;
 }
 
 function chosenId(header: string | string[] | undefined): string | undefined {

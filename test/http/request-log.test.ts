@@ -121,14 +121,15 @@ describe("the request logger", () => {
 describe("requestIdOf", () => {
   const request = (headers: Record<string, string>) => ({ headers }) as never;
 
-  it("keeps a plain x-request-id or GitHub delivery id, else makes a UUID, and gives the same id each time", () => {
+  it("keeps a plain x-request-id or GitHub delivery id, else makes a new one, and gives the same id each time", () => {
     expect(requestIdOf(request({ "x-request-id": "abc-1" }))).toBe("abc-1");
     expect(requestIdOf(request({ "x-github-delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958" }))).toBe(
       "72d3162e-cc78-11e3-81ab-4c9367dc0958",
     );
     const injected = request({ "x-request-id": 'a"\nforged line' });
     const id = requestIdOf(injected);
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(id).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
     expect(requestIdOf(injected)).toBe(id);
+    expect(requestIdOf(request({}))).not.toBe(id);
   });
 });
