@@ -1,5 +1,5 @@
-// The HTTP server of the service: one Fastify instance that Probot's server hands every /v1, /tests and /queues
-// request to, with the /v1 routes (src/api/) and the pages (src/web/) mounted in it (docs/architecture.md).
+// The HTTP server of the service: one Fastify instance that the node:http server (src/http/service-server.ts) hands
+// every /v1, /tests and /queues request to, with the /v1 routes (src/api/) and the pages (src/web/) mounted in it (docs/architecture.md).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { registerAuthentication } from "./api/auth.ts";

@@ -15,8 +15,8 @@ const answerWithinMs = 9_000;
 const requiredHeaders = ["x-github-event", "x-github-delivery", "x-hub-signature-256"] as const;
 
 /**
- * Probot's middleware for the webhook path, replaced by ours: Probot's server runs its own ahead of every handler
- * the app adds (`addHandler`), so the app can only take the path by providing the middleware Probot asks for.
+ * Probot's middleware for the webhook path, replaced by ours: Probot's `createNodeMiddleware` (and its server) mount
+ * the middleware `getNodeMiddleware` gives, so the app takes the path by providing that middleware.
  */
 export function serveWebhooks(app: Probot, direct: DirectHandlers, previousSecret?: string): void {
   app.getNodeMiddleware = async ({ path } = {}) =>
