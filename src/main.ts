@@ -5,6 +5,7 @@ import { SmeeClient } from "smee-client";
 import { switchyardApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig, loadDotEnv } from "./config.ts";
 import { githubOctokit } from "./github/octokit.ts";
+import { githubWriteLimits, WritePacer } from "./github/write-pacing.ts";
 import { createLogger } from "./http/logger.ts";
 import { type HttpService, pingHandler, serveHttp } from "./http/service-server.ts";
 import { openMigratedDatabase, type Store } from "./store/database.ts";
@@ -39,7 +40,13 @@ async function serveGitHubApp(config: Config, store: Store, log: Logger): Promis
   }
   // Probot reads its own variables (APP_ID, the private key, WEBHOOK_SECRET, WEBHOOK_PATH, GHE_HOST) as `run` would.
   const probot = createProbot({
-    overrides: { log, Octokit: githubOctokit({ timeoutMs: config.githubTimeoutMs }) },
+    overrides: {
+      log,
+      Octokit: githubOctokit({
+        timeoutMs: config.githubTimeoutMs,
+        writePacer: new WritePacer(githubWriteLimits),
+      }),
+    },
   });
   const app = await createNodeMiddleware(switchyardApp({ config, store }), { probot });
   const server = await serveHttp({ log, host: config.host, port: config.port, handlers: [pingHandler, app] });
