@@ -1,7 +1,6 @@
 // Process entry: configuration → logger → database → server. No logic lives here. The JUnit report reader's thread
 // starts with the first upload (a tenth of a second, once), not here: idle, it would hold a V8 heap of its own.
 import { createNodeMiddleware, createProbot } from "probot";
-import { SmeeClient } from "smee-client";
 import { switchyardApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig, loadDotEnv } from "./config.ts";
 import { githubOctokit } from "./github/octokit.ts";
@@ -53,6 +52,8 @@ async function serveGitHubApp(config: Config, store: Store, log: Logger): Promis
   const proxy = process.env.WEBHOOK_PROXY_URL;
   if (proxy !== undefined && proxy.trim() !== "") {
     const target = `http://${config.host ?? "localhost"}:${server.port}${probot.webhookPath}`;
+    // Loaded only for development through a smee.io channel: a service never pays for it.
+    const { SmeeClient } = await import("smee-client");
     await new SmeeClient({ source: proxy, target, logger: log }).start();
   }
   return server;
