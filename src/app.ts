@@ -41,7 +41,15 @@ export function switchyardApp({
     });
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
-    registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log, clock });
+    registerQueueWebhooks(app, {
+      store,
+      engine,
+      github,
+      githubHost: config.githubHost,
+      log: app.log,
+      clock,
+      previousWebhookSecret: config.webhookSecretPrevious,
+    });
     // prom-client (with the tracing API it loads) is loaded only when the operator metrics are on.
     const processMetrics = config.operatorMetrics
       ? (await import("./metrics/process-metrics.ts")).processMetricsRegistry()

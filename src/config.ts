@@ -21,6 +21,8 @@ export interface Config {
   /** Null until the app is registered: the server then shows Probot's setup page. */
   githubApp: GitHubAppCredentials | null;
   webhookSecret: string | undefined;
+  /** The secret before the last rotation, still accepted while GitHub's settings change over (docs/security.md). */
+  webhookSecretPrevious: string | undefined;
   testBranchPrefix: string;
   publicUrl: string;
   testResultsRetentionDays: number;
@@ -29,12 +31,29 @@ export interface Config {
   /** How long any one call to GitHub may take before it counts as failed (GitHub unavailable). */
   githubTimeoutMs: number;
   logLevel: LogLevel;
+  /** JSON lines for a log store, or pretty lines for a person at a terminal. */
+  logFormat: LogFormat;
+  /** Requests one API token may make per minute; null: no limit. */
+  apiRateLimitPerMinute: number | null;
   /** Serve process metrics (prom-client's default collectors) at /metrics, without a token. */
   operatorMetrics: boolean;
 }
 
 const logLevels = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 export type LogLevel = (typeof logLevels)[number];
+const logFormats = ["json", "pretty"] as const;
+export type LogFormat = (typeof logFormats)[number];
+
+/**
+ * Variables whose values are secrets (or hold one, as a database URL's password does): a refusal names the variable
+ * and what it must be, never the value.
+ */
+const secretVariables = new Set<string>([
+  "DATABASE_URL",
+  "PRIVATE_KEY",
+  "WEBHOOK_SECRET",
+  "WEBHOOK_SECRET_PREVIOUS",
+]);
 
 export class ConfigError extends Error {
   constructor(problems: string[]) {
@@ -78,6 +97,19 @@ export const environmentSchema = z.object({
     .pipe(z.enum(logLevels))
     .default("info")
     .describe(`be one of ${logLevels.join(", ")}`),
+  LOG_FORMAT: z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .pipe(z.enum(logFormats))
+    .optional()
+    .describe(`be one of ${logFormats.join(", ")}`),
+  API_RATE_LIMIT_PER_MINUTE: z
+    .string()
+    .regex(/^\d+$/)
+    .transform(Number)
+    .pipe(z.number().min(1).max(1_000_000))
+    .optional()
+    .describe("be an integer from 1 to 1000000 (requests per token per minute), or unset for no limit"),
   OPERATOR_METRICS: flag.default(false).describe("be true or false"),
   DATABASE_URL: z
     .string()
@@ -88,6 +120,7 @@ export const environmentSchema = z.object({
   PRIVATE_KEY: z.string().optional(),
   PRIVATE_KEY_PATH: z.string().optional(),
   WEBHOOK_SECRET: z.string().optional(),
+  WEBHOOK_SECRET_PREVIOUS: z.string().optional(),
   WEBHOOK_PATH: z.string().startsWith("/").optional().describe("start with /"),
   WEBHOOK_PROXY_URL: absoluteUrl.optional().describe("be an absolute URL (a smee.io channel)"),
   GHE_HOST: z
@@ -128,7 +161,7 @@ function knownVariables(env: Env): Env {
  * Reads the service's variables through the schema; throws a ConfigError naming every refused variable with what it
  * allows and the value it got.
  */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, stdoutIsTerminal = process.stdout.isTTY === true): Config {
   const input = knownVariables(env);
   const parsed = environmentSchema.safeParse(input);
   const problems: string[] = [];
@@ -136,7 +169,11 @@ export function loadConfig(env: Env = process.env): Config {
     const refused = new Set(parsed.error.issues.map((issue) => String(issue.path[0])));
     for (const name of refused) {
       const allowed = environmentSchema.shape[name as EnvironmentVariable].description;
-      problems.push(`${name} must ${allowed}, got "${input[name]}"`);
+      problems.push(
+        secretVariables.has(name)
+          ? `${name} must ${allowed} (its value is not shown: it may hold a secret)`
+          : `${name} must ${allowed}, got "${input[name]}"`,
+      );
     }
   }
   const githubApp = readGitHubApp(input, problems);
@@ -151,12 +188,16 @@ export function loadConfig(env: Env = process.env): Config {
       vars.GHE_HOST === undefined ? "https://github.com" : `${vars.GHE_PROTOCOL}://${vars.GHE_HOST}`,
     githubApp,
     webhookSecret: vars.WEBHOOK_SECRET,
+    webhookSecretPrevious: vars.WEBHOOK_SECRET_PREVIOUS,
     testBranchPrefix: vars.TEST_BRANCH_PREFIX,
     publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ""),
     testResultsRetentionDays: vars.TEST_RESULTS_RETENTION_DAYS,
     pollIntervalSeconds: vars.POLL_INTERVAL_SECONDS,
     githubTimeoutMs: vars.GITHUB_TIMEOUT_MS,
     logLevel: vars.LOG_LEVEL,
+    // Pretty only for a person at a terminal; a pipe, a file or production gets JSON lines.
+    logFormat: vars.LOG_FORMAT ?? (stdoutIsTerminal && env.NODE_ENV !== "production" ? "pretty" : "json"),
+    apiRateLimitPerMinute: vars.API_RATE_LIMIT_PER_MINUTE ?? null,
     operatorMetrics: vars.OPERATOR_METRICS,
   };
 }

@@ -1,11 +1,11 @@
-// The HTTP server of the service: one Fastify instance that Probot's server hands every /v1, /tests and /queues
-// request to, with the /v1 routes (src/api/) and the pages (src/web/) mounted in it (docs/architecture.md).
-import { randomUUID } from "node:crypto";
+// The HTTP server of the service: one Fastify instance that the node:http server (src/http/service-server.ts) hands
+// every /v1, /tests and /queues request to, with the /v1 routes (src/api/) and the pages (src/web/) mounted in it (docs/architecture.md).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { registerAuthentication } from "./api/auth.ts";
 import type { ApiDependencies } from "./http/dependencies.ts";
 import { isJsonContentType, registerJsonBodyParser } from "./http/json-body.ts";
+import { loggableUrl, requestIdOf } from "./http/request-log.ts";
 import { lazySchemaCompilers } from "./api/lazy-schema-compilers.ts";
 import { registerOpenApi } from "./api/openapi.ts";
 import { queuePagesPrefix } from "./web/queues/queue-addresses.ts";
@@ -37,7 +37,8 @@ export async function buildApi(
 ): Promise<FastifyInstance> {
   const api = Fastify({
     logger: false,
-    genReqId: () => randomUUID(),
+    // The request logger's id (request-log.ts), so that a 500's "request …" finds its log lines.
+    genReqId: requestIdOf,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
     },
@@ -52,21 +53,20 @@ export async function buildApi(
       reply.header("retry-after", String(problem.retryAfterSeconds));
     if (problem.status >= 500) {
       // contract 2: a 500 says nothing about internals; the request id in the log and the body links them.
-      deps.log.error({ err: error, requestId: request.id, url: request.url }, "API request failed");
+      const url = loggableUrl(request.url);
+      deps.log.error({ err: error, requestId: request.id, url }, "API request failed");
       problem = new Problem(problem.status, problem.code, `${problem.message} (request ${request.id})`);
     }
     return reply.code(problem.status).type(problemContentType).send(problem.toBody());
   });
   api.setNotFoundHandler((request, reply) => {
-    const allowed = methodOfPath(api, request.method, request.url);
+    // The path only: a query string may carry a secret (docs/security.md).
+    const path = request.url.split("?")[0] ?? request.url;
+    const allowed = methodOfPath(api, request.method, path);
     if (allowed !== undefined) reply.header("allow", allowed);
     const problem = allowed
-      ? new Problem(
-          405,
-          "method_not_allowed",
-          `${request.method} is not allowed on ${request.url}; use ${allowed}`,
-        )
-      : new Problem(404, "not_found", `no such endpoint: ${request.method} ${request.url.split("?")[0]}`);
+      ? new Problem(405, "method_not_allowed", `${request.method} is not allowed on ${path}; use ${allowed}`)
+      : new Problem(404, "not_found", `no such endpoint: ${request.method} ${path}`);
     return reply.code(problem.status).type(problemContentType).send(problem.toBody());
   });
   api.addHook("preValidation", async (request) => {
@@ -125,8 +125,7 @@ export function apiHandler(api: FastifyInstance) {
 }
 
 /** The method a known path takes, when the request used another one. */
-function methodOfPath(api: FastifyInstance, method: string, url: string): string | undefined {
-  const path = url.split("?")[0] ?? url;
+function methodOfPath(api: FastifyInstance, method: string, path: string): string | undefined {
   return ["GET", "POST", "PUT", "PATCH", "DELETE"].find(
     (other) => other !== method && api.hasRoute({ method: other as "GET", url: path }),
   );

@@ -1,45 +1,56 @@
-// Before the GitHub App is registered Probot's `run` serves its setup page and nothing else, so probes and /v1 would
-// read 404. This serves the same setup page (Probot's own handler) beside /healthz and /readyz, which then says what
-// is missing, and beside what needs no app: tokens, /v1/openapi.json, test health's endpoints and pages, /metrics.
-// The queue's endpoints answer 503 github_app_not_registered, saying how to register the app.
-import { Probot, type Server as ProbotServer, Server } from "probot";
+// Before the GitHub App is registered the service serves Probot's setup page (Probot's own handler and its static
+// files) beside /healthz and /readyz, which then says what is missing, and beside what needs no app: tokens,
+// /v1/openapi.json, test health's endpoints and pages, /metrics. The queue's endpoints answer 503
+// github_app_not_registered, saying how to register the app. It runs behind the same HTTP server and request
+// logger as the app (src/http/service-server.ts).
+import type { Logger } from "pino";
+import { Probot } from "probot";
 import { mountService } from "./app.ts";
 import { operatorEndpoints } from "./operator-endpoints.ts";
 import type { Config } from "./config.ts";
+import { type Handler, type HttpService, pingHandler, serveHttp } from "./http/service-server.ts";
 import type { Store } from "./store/database.ts";
 
-type HandlerFactory = Parameters<ProbotServer["loadHandlerFactory"]>[0];
-type SetupAppFactory = (options: { host: string; port: number; log: Probot["log"] }) => HandlerFactory;
+type SetupAppFactory = (options: { host: string; port: number; log: Logger }) => () => Promise<Handler>;
 
-/** Probot's setup app, which its package does not export: taken from beside its entry point. */
-async function probotSetupApp(): Promise<SetupAppFactory> {
-  const module = (await import(new URL("apps/setup.js", import.meta.resolve("probot")).href)) as {
-    setupAppFactory: SetupAppFactory;
-  };
-  return module.setupAppFactory;
+/** A module of Probot's that its package does not export: taken from beside its entry point. */
+async function probotModule<T>(path: string): Promise<T> {
+  return (await import(new URL(path, import.meta.resolve("probot")).href)) as T;
 }
 
-export async function startSetupServer(config: Config, store: Store): Promise<ProbotServer> {
-  const server = new Server({
-    host: config.host ?? "localhost",
-    port: config.port,
-    // As Probot's `run` does in setup mode: the Probot instance only serves the setup flow, never GitHub.
-    Probot: Probot.defaults({ appId: 1, privateKey: "unused: the app is not registered yet" }),
+/**
+ * The service's edges without a GitHub App: the Probot instance only carries the logger and never reaches
+ * GitHub, and the engine is never started, so nothing of the queue runs until the app is registered.
+ */
+async function appFreeHandlers(config: Config, store: Store, log: Logger): Promise<Handler[]> {
+  const probot = new Probot({ appId: 1, privateKey: "unused: the app is not registered yet", log });
+  const handlers: Handler[] = [];
+  await probot.load(async (app) => {
+    await mountService(app, (handler) => void handlers.push(handler), {
+      config,
+      store,
+      clock: Date.now,
+      githubAppRegistered: false,
+    });
   });
-  let log: Probot["log"] | undefined;
-  await server.load(async (app, { addHandler }) => {
-    log = app.log;
-    // The engine is never started: nothing of the queue runs until the app is registered.
-    await mountService(app, addHandler, { config, store, clock: Date.now, githubAppRegistered: false });
-    const processMetrics = config.operatorMetrics
-      ? (await import("./metrics/process-metrics.ts")).processMetricsRegistry()
-      : null;
-    addHandler?.(operatorEndpoints({ store, log, processMetrics, githubAppRegistered: false }));
-  });
-  const setupApp = await probotSetupApp();
-  await server.loadHandlerFactory(
-    setupApp({ host: server.host, port: server.port, log: (log as Probot["log"]).child({ name: "setup" }) }),
+  const processMetrics = config.operatorMetrics
+    ? (await import("./metrics/process-metrics.ts")).processMetricsRegistry()
+    : null;
+  handlers.push(operatorEndpoints({ store, log, processMetrics, githubAppRegistered: false }));
+  return handlers;
+}
+
+export async function startSetupServer(config: Config, store: Store, log: Logger): Promise<HttpService> {
+  const { setupAppFactory } = await probotModule<{ setupAppFactory: SetupAppFactory }>("apps/setup.js");
+  const { staticFilesHandler } = await probotModule<{ staticFilesHandler: Handler }>(
+    "server/handlers/static-files.js",
   );
-  await server.start();
-  return server;
+  const host = config.host ?? "localhost";
+  const setup = await setupAppFactory({ host, port: config.port, log: log.child({ name: "setup" }) })();
+  return serveHttp({
+    log,
+    host,
+    port: config.port,
+    handlers: [pingHandler, staticFilesHandler, ...(await appFreeHandlers(config, store, log)), setup],
+  });
 }

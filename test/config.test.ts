@@ -5,7 +5,7 @@ import { ConfigError, environmentSchema, loadConfig } from "../src/config.ts";
 
 describe("configuration from the environment", () => {
   it("defaults to SQLite in ./data, port 3000, github.com and the mq/ prefix", () => {
-    expect(loadConfig({})).toEqual({
+    expect(loadConfig({}, false)).toEqual({
       port: 3000,
       host: undefined,
       databaseUrl: "file:./data/switchyard.db",
@@ -13,12 +13,15 @@ describe("configuration from the environment", () => {
       githubWebUrl: "https://github.com",
       githubApp: null,
       webhookSecret: undefined,
+      webhookSecretPrevious: undefined,
       testBranchPrefix: "mq/",
       publicUrl: "http://localhost:3000",
       testResultsRetentionDays: 90,
       pollIntervalSeconds: 60,
       githubTimeoutMs: 10_000,
       logLevel: "info",
+      logFormat: "json",
+      apiRateLimitPerMinute: null,
       operatorMetrics: false,
     });
   });
@@ -87,6 +90,43 @@ describe("configuration from the environment", () => {
     );
     expect(() => loadConfig({ WEBHOOK_PROXY_URL: "smee" })).toThrow(
       /WEBHOOK_PROXY_URL must be an absolute URL/,
+    );
+  });
+});
+
+describe("configuration errors and secrets", () => {
+  const messageOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error("accepted");
+  };
+
+  it("names a refused secret variable and what it must be, never its value", () => {
+    const message = messageOf({ DATABASE_URL: "mysql://app:hunter2-db-password@db.internal/switchyard" });
+    expect(message).toContain("DATABASE_URL must start with file: (SQLite) or postgres://");
+    expect(message).not.toContain("hunter2");
+    expect(message).not.toContain("mysql://");
+  });
+
+  it("never prints a private key when the app's variables do not go together", () => {
+    const message = messageOf({ PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\\nsecret-key-body" });
+    expect(message).toContain("APP_ID and PRIVATE_KEY");
+    expect(message).not.toContain("secret-key-body");
+  });
+});
+
+describe("log format", () => {
+  it("is pretty only for a person at a terminal outside production, else JSON lines", () => {
+    expect(loadConfig({}, true).logFormat).toBe("pretty");
+    expect(loadConfig({}, false).logFormat).toBe("json");
+    expect(loadConfig({ NODE_ENV: "production" }, true).logFormat).toBe("json");
+    expect(loadConfig({ LOG_FORMAT: "JSON" }, true).logFormat).toBe("json");
+    expect(loadConfig({ LOG_FORMAT: "pretty" }, false).logFormat).toBe("pretty");
+    expect(() => loadConfig({ LOG_FORMAT: "xml" })).toThrow(
+      'LOG_FORMAT must be one of json, pretty, got "xml"',
     );
   });
 });

@@ -6,6 +6,7 @@ import type { Principal } from "../store/tokens.ts";
 import { authenticate } from "../store/tokens.ts";
 import type { ApiDependencies } from "../http/dependencies.ts";
 import { Problem } from "../http/problem.ts";
+import { TokenRateLimit } from "./rate-limit.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -20,6 +21,8 @@ declare module "fastify" {
 }
 
 export function registerAuthentication(api: FastifyInstance, deps: ApiDependencies): void {
+  const perMinute = deps.config.apiRateLimitPerMinute;
+  const rateLimit = perMinute === null ? null : new TokenRateLimit(perMinute);
   api.decorateRequest("principal", null);
   api.addHook("onRequest", async (request) => {
     if (request.routeOptions.config.public === true || request.routeOptions.url === undefined) return;
@@ -39,6 +42,7 @@ export function registerAuthentication(api: FastifyInstance, deps: ApiDependenci
     const principal = await authenticate(deps.store.db, presented, deps.clock());
     if (principal === null)
       throw new Problem(401, "unauthenticated", "the x-api-token is unknown or revoked");
+    rateLimit?.take(principal.tokenId, deps.clock());
     request.principal = principal;
   });
 }

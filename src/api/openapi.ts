@@ -6,10 +6,14 @@ import { problemContentType } from "../http/problem.ts";
 
 export const openApiPath = "/openapi.json";
 
-/** Problem responses a route can give, for its OpenAPI description. */
+/**
+ * Problem responses a route can give, for its OpenAPI description. A route that takes a token (401) may also answer
+ * 429 rate_limited when the per-token rate limit is on (rate-limit.ts).
+ */
 export function errorResponses(...statuses: number[]) {
+  const all = statuses.includes(401) ? [...statuses, 429] : statuses;
   return Object.fromEntries(
-    statuses.map((status) => [status, Type.Ref("Problem", { description: "problem details (RFC 9457)" })]),
+    all.map((status) => [status, Type.Ref("Problem", { description: "problem details (RFC 9457)" })]),
   );
 }
 

@@ -1,5 +1,6 @@
 // What every page route shares: who is asking (the visitor of a signed-in browser session), the service's
 // dependencies, and how forms are read and errors answered.
+import { loggableUrl } from "../http/request-log.ts";
 import { STATUS_CODES } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ApiDependencies } from "../http/dependencies.ts";
@@ -41,7 +42,10 @@ export function preparePages(pages: FastifyInstance, deps: ApiDependencies): voi
   pages.setErrorHandler((error: { statusCode?: number }, request, reply) => {
     const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) {
-      deps.log.error({ err: error, requestId: request.id, url: request.url }, "test page failed");
+      deps.log.error(
+        { err: error, requestId: request.id, url: loggableUrl(request.url) },
+        "test page failed",
+      );
       return sendPage(
         reply,
         500,

@@ -195,7 +195,9 @@ describe("errors are problem JSON with a stable code", () => {
       500,
       "internal_error",
     );
-    expect(body.detail).toMatch(/^internal error: the service logged the details \(request [0-9a-f-]{36}\)$/);
+    expect(body.detail).toMatch(
+      /^internal error: the service logged the details \(request [0-9a-f]{12}-[0-9a-z]+\)$/,
+    );
     expect(JSON.stringify(body)).not.toMatch(/queues|SQL|at /);
   });
 

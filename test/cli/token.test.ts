@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -73,6 +74,18 @@ describe("switchyard token", () => {
         revokedAt: Date.parse("2026-11-21T10:00:00.000Z"),
       }),
     ]);
+    // The public id and the token's facts, never the secret nor its stored hash.
+    expect(Object.keys(json[0]).sort()).toEqual([
+      "createdAt",
+      "id",
+      "lastUsedAt",
+      "name",
+      "organization",
+      "revokedAt",
+    ]);
+    const secret = created.split("_").slice(2).join("_");
+    const hash = createHash("sha256").update(secret).digest("hex");
+    expect(listed.out).not.toContain(hash);
   });
 
   it("revoking an unknown token fails with exit code 1 and says how to find ids", async () => {

@@ -15,6 +15,8 @@ export interface WebhookDependencies {
   githubHost: string;
   log: Logger;
   clock: Clock;
+  /** The webhook secret before a rotation, accepted besides the current one (WEBHOOK_SECRET_PREVIOUS). */
+  previousWebhookSecret?: string | undefined;
 }
 
 export interface RepositoryPayload {

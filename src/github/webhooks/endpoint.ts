@@ -1,5 +1,6 @@
 // The webhook endpoint: GitHub's deliveries, verified and handed to the handlers, each refusal a Problem with a
 // stable code (as every /v1 refusal is) rather than Octokit's `{ "error": … }`.
+import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot } from "probot";
 import { Problem, problemContentType } from "../../http/problem.ts";
@@ -14,14 +15,15 @@ const answerWithinMs = 9_000;
 const requiredHeaders = ["x-github-event", "x-github-delivery", "x-hub-signature-256"] as const;
 
 /**
- * Probot's middleware for the webhook path, replaced by ours: Probot's server runs its own ahead of every handler
- * the app adds (`addHandler`), so the app can only take the path by providing the middleware Probot asks for.
+ * Probot's middleware for the webhook path, replaced by ours: Probot's `createNodeMiddleware` (and its server) mount
+ * the middleware `getNodeMiddleware` gives, so the app takes the path by providing that middleware.
  */
-export function serveWebhooks(app: Probot, direct: DirectHandlers): void {
-  app.getNodeMiddleware = async ({ path } = {}) => webhookHandler(app, direct, path ?? app.webhookPath);
+export function serveWebhooks(app: Probot, direct: DirectHandlers, previousSecret?: string): void {
+  app.getNodeMiddleware = async ({ path } = {}) =>
+    webhookHandler(app, direct, path ?? app.webhookPath, previousSecret);
 }
 
-function webhookHandler(app: Probot, direct: DirectHandlers, path: string) {
+function webhookHandler(app: Probot, direct: DirectHandlers, path: string, previousSecret?: string) {
   const normalizedPath = withoutTrailingSlashes(path);
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const pathname = withoutTrailingSlashes((req.url ?? "").split("?")[0] ?? "");
@@ -30,7 +32,7 @@ function webhookHandler(app: Probot, direct: DirectHandlers, path: string) {
       if (!res.headersSent) res.writeHead(status, { "content-type": type }).end(body);
     };
     try {
-      const delivery = await receivedDelivery(app, req);
+      const delivery = await receivedDelivery(app, req, previousSecret);
       const handler = direct.get(delivery.name);
       const handled = (handler ? handler(delivery) : app.webhooks.receive(delivery)).then(
         () => answer(200, "ok\n", "text/plain"),
@@ -73,7 +75,7 @@ function handlerRefusal(error: unknown): Problem | undefined {
 }
 
 /** The delivery the request carries, once its signature is verified and its payload is one the handlers read. */
-async function receivedDelivery(app: Probot, req: IncomingMessage) {
+async function receivedDelivery(app: Probot, req: IncomingMessage, previousSecret: string | undefined) {
   if (req.method !== "POST") {
     throw new Problem(405, "method_not_allowed", `${req.method} is not allowed on webhooks; use POST`);
   }
@@ -94,8 +96,12 @@ async function receivedDelivery(app: Probot, req: IncomingMessage) {
     string,
   ];
   const body = await boundedBody(req);
-  // Octokit's `verify` compares the HMAC in constant time; a malformed signature makes it throw.
-  if (!(await app.webhooks.verify(body, signature).catch(() => false))) {
+  // Octokit's `verify` compares the HMAC in constant time; a malformed signature makes it throw. During a rotation
+  // of the secret, GitHub may still sign with the previous one.
+  const verified =
+    (await app.webhooks.verify(body, signature).catch(() => false)) ||
+    (previousSecret !== undefined && signedWith(previousSecret, body, signature));
+  if (!verified) {
     throw new Problem(
       401,
       "webhook_signature_invalid",
@@ -111,6 +117,13 @@ async function receivedDelivery(app: Probot, req: IncomingMessage) {
   const problem = envelopeProblem(payload) ?? payloadProblem(name, payload);
   if (problem !== null) throw new Problem(400, "invalid_webhook_payload", problem);
   return { id, name, payload } as Parameters<Probot["webhooks"]["receive"]>[0];
+}
+
+/** Whether `signature` (GitHub's `sha256=<hex>`) is the HMAC-SHA256 of `body` under `secret`, compared in constant time. */
+function signedWith(secret: string, body: string, signature: string): boolean {
+  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(body).digest("hex")}`);
+  const presented = Buffer.from(signature);
+  return presented.length === expected.length && timingSafeEqual(presented, expected);
 }
 
 /** The body, read to its end (so that the refusal of one too large reaches the sender) but kept only up to the limit. */

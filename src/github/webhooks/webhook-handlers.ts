@@ -11,5 +11,5 @@ export function registerQueueWebhooks(app: Probot, deps: WebhookDependencies): v
   registerCommentCommands(app, deps);
   registerBranchEvents(app, deps);
   registerRuleEvents(app, deps);
-  serveWebhooks(app, registerCiEvents(app, deps));
+  serveWebhooks(app, registerCiEvents(app, deps), deps.previousWebhookSecret);
 }
