@@ -11,7 +11,7 @@ import { moveTargetOutside, rebuildAllRuns, rememberHead } from "./target-branch
 import { targetOfRun } from "./tested-content.ts";
 import { requirePr, transition } from "./transitions.ts";
 
-interface MergePlan {
+export interface MergePlan {
   readonly run: TestRun;
   readonly prNumbers: readonly number[];
   /** merge_commit: the target moves to the run's tested commit itself. */
@@ -74,7 +74,7 @@ function planGroup(state: QueueState): MergePlan | { readonly stale: readonly nu
  * step; else each PR is merged through GitHub's merge API, one at a time, in order, and the group stays in
  * flight until its last PR merged.
  */
-function mergeNext(draft: QueueDraft, plan: MergePlan): void {
+export function mergeNext(draft: QueueDraft, plan: MergePlan): void {
   const state = draft.state;
   const { run, prNumbers: group, fastForward } = plan;
   const first = group[0] as number;

@@ -2,13 +2,14 @@ import { releaseStarted, removeFromQueue } from "./abandonment.ts";
 import type { TestBranchMerge } from "./commands.ts";
 import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
-import { failRunTests } from "./failures.ts";
+import { failRunTests, type TestFailureReason } from "./failures.ts";
+import { onProofRunFailed, onProofRunPassed } from "./proof-verdicts.ts";
 import { compareQueueOrder, startedPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
 import { endRun, inProgressRuns, relevantRun, requireRun, retireRun } from "./run-lifecycle.ts";
 import { formingBatch } from "./batching.ts";
 import { dependenciesAmong } from "./lanes.ts";
-import { ownRequiredStatuses } from "./settings.ts";
+import { ownRequiredStatuses, usesProofPlanner } from "./settings.ts";
 import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./state.ts";
 import { attemptStartedAt, isStarted } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
@@ -97,6 +98,15 @@ export interface FollowUp {
   readonly why: string;
 }
 
+/**
+ * A main-line run the proof planner chose (see proof-planner.ts): the proven PRs it is built on, and whether its
+ * own PRs are merged as new commits (they were tested before, and CI keeps results per commit).
+ */
+export interface PlannedRun {
+  readonly dependsOn: readonly number[];
+  readonly freshCommits: boolean;
+}
+
 /** The started PRs ahead of `prNumber` when it is started, else every started PR: what a run of it may build on. */
 function startedAhead(state: QueueState, prNumber: number): readonly number[] {
   const started = startedPrs(state);
@@ -130,11 +140,18 @@ function baseRunFor(state: QueueState, dependsOn: readonly number[]): TestRun | 
  * holds exactly those (see baseRunFor), else from the target head through every one of them: either way its
  * branch is built at once, without waiting for the branches of the runs ahead.
  */
-export function startRun(draft: QueueDraft, prNumbers: readonly number[], followUp?: FollowUp): void {
+export function startRun(
+  draft: QueueDraft,
+  prNumbers: readonly number[],
+  followUp?: FollowUp,
+  planned?: PlannedRun,
+): void {
   const state = draft.state;
   const id = `${state.queueId}-${state.nextRunSeq}`;
   const dependsOn =
-    followUp?.dependsOn ?? dependenciesAmong(state, prNumbers, startedAhead(state, prNumbers[0] as number));
+    followUp?.dependsOn ??
+    planned?.dependsOn ??
+    dependenciesAmong(state, prNumbers, startedAhead(state, prNumbers[0] as number));
   const baseRun = followUp === undefined ? baseRunFor(state, dependsOn) : undefined;
   const requiredStatuses = ownRequiredStatuses(state.settings);
   const run: TestRun = {
@@ -183,7 +200,9 @@ export function startRun(draft: QueueDraft, prNumbers: readonly number[], follow
   }
   const ahead = baseRun === undefined ? dependsOn.map((prNumber) => testedMerge(draft, prNumber)) : [];
   const own = prNumbers.map((prNumber) =>
-    followUp === undefined ? testedMerge(draft, prNumber) : retestMerge(draft, prNumber, id),
+    followUp === undefined && planned?.freshCommits !== true
+      ? testedMerge(draft, prNumber)
+      : retestMerge(draft, prNumber, id),
   );
   draft.emit(createTestBranch(state, run, [...ahead, ...own]));
 }
@@ -209,7 +228,8 @@ export function startRuns(draft: QueueDraft): void {
  * (contract 5.6); null when none is held.
  */
 export function batchWaitDeadline(state: QueueState): number | null {
-  if (!canStartRuns(state) || mainLineSlots(state) <= 0) return null;
+  // The proof planner never holds a group back to fill it.
+  if (!canStartRuns(state) || mainLineSlots(state) <= 0 || usesProofPlanner(state.settings)) return null;
   const startsAt = formingBatch(state)?.startsAt ?? -Infinity;
   return Number.isFinite(startsAt) ? startsAt : null;
 }
@@ -223,10 +243,18 @@ function evaluateRun(draft: QueueDraft, runId: string): void {
   const run = requireRun(draft, runId);
   if (run.status !== "in_progress" || run.requiredStatuses === null || run.testBranchSha === null) return;
   const verdict = judgeRun(run.requiredStatuses, run.reports);
-  if (verdict.kind === "succeeded") succeedRun(draft, run);
-  else if (verdict.kind === "failed") {
-    failRunTests(draft, runId, "tests_failed", `Required status ${verdict.name} failed: ${verdict.url}`);
+  if (verdict.kind === "succeeded") {
+    if (usesProofPlanner(draft.state.settings)) onProofRunPassed(draft, run);
+    else succeedRun(draft, run);
+  } else if (verdict.kind === "failed") {
+    failTests(draft, runId, "tests_failed", `Required status ${verdict.name} failed: ${verdict.url}`);
   }
+}
+
+/** A run failed its tests or timed out: the proof planner judges its own runs (proof-verdicts.ts). */
+function failTests(draft: QueueDraft, runId: string, reason: TestFailureReason, detail: string): void {
+  if (usesProofPlanner(draft.state.settings)) onProofRunFailed(draft, runId, reason, detail);
+  else failRunTests(draft, runId, reason, detail);
 }
 
 /**
@@ -378,12 +406,7 @@ export function onTick(draft: QueueDraft): void {
     if (draft.now < testingDeadline(draft.state, run)) continue;
     const current = requireRun(draft, run.id);
     if (current.status !== "in_progress") continue;
-    failRunTests(
-      draft,
-      run.id,
-      "timeout",
-      timeoutDetail(current, draft.state.settings.testingTimeoutMinutes),
-    );
+    failTests(draft, run.id, "timeout", timeoutDetail(current, draft.state.settings.testingTimeoutMinutes));
   }
 }
 

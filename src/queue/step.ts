@@ -7,6 +7,7 @@ import type { QueueEvent } from "./events.ts";
 import { resolvePendingFailures } from "./failures.ts";
 import { onMergeFailed, onMergeSucceeded, planMerge } from "./merging.ts";
 import { notifyTransitions } from "./notifications.ts";
+import { planProofLanding, startProofRuns } from "./proof-planner.ts";
 import { applyPendingMode, onQueueUpdated } from "./queue-control.ts";
 import {
   onRequiredStatusesResolved,
@@ -16,6 +17,7 @@ import {
   onTick,
   startRuns,
 } from "./runs.ts";
+import { usesProofPlanner } from "./settings.ts";
 import type { QueueState } from "./state.ts";
 import { onImpactedTargetsSet, onMergeabilityObserved, onSubmitted } from "./submissions.ts";
 import { onTargetMoved } from "./target-branch.ts";
@@ -69,6 +71,10 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
  * state at rest it changes nothing, so a repeated event stays a no-op.
  */
 function settle(draft: QueueDraft): void {
+  if (usesProofPlanner(draft.state.settings)) {
+    settleProof(draft);
+    return;
+  }
   let revision: number;
   do {
     revision = draft.revision;
@@ -78,6 +84,21 @@ function settle(draft: QueueDraft): void {
     startBisections(draft);
     planDirectMerge(draft);
     if (!directMergeUnderway(draft.state)) startRuns(draft);
+  } while (draft.revision !== revision);
+}
+
+/**
+ * The proof planner's settle: it decides failures as runs end (proof-verdicts.ts), so there are only landings,
+ * a mode switch, a direct merge and new runs to plan, again until nothing changes.
+ */
+function settleProof(draft: QueueDraft): void {
+  let revision: number;
+  do {
+    revision = draft.revision;
+    planProofLanding(draft);
+    applyPendingMode(draft);
+    planDirectMerge(draft);
+    if (!directMergeUnderway(draft.state)) startProofRuns(draft);
   } while (draft.revision !== revision);
 }
 
