@@ -6,6 +6,7 @@ import type {
   QueueStatus,
   RequiredStatusesSource,
 } from "./state.ts";
+import type { HeadCheckOutcome } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
 
 /** What GitHub says about a PR when it is submitted. */
@@ -103,6 +104,16 @@ export type QueueEvent =
       readonly headSha: string;
       readonly targetSha: string;
       readonly facts: DirectMergeFacts;
+    }
+  /**
+   * CI reported on a queued PR's own head commit (not a test branch): its own checks failed or passed there. The
+   * proof planner's odds weigh it (failure-odds.ts).
+   */
+  | {
+      readonly type: "pr_head_checks_observed";
+      readonly prNumber: number;
+      readonly headSha: string;
+      readonly outcome: HeadCheckOutcome;
     }
   /** Time passed (the time itself is `step`'s `now`): testing timeouts (contract 5.3). */
   | { readonly type: "tick" };

@@ -87,9 +87,11 @@ export interface DirectMergeCheck {
 }
 
 /** What the PR's own CI said on its head commit, as the shell saw it (a webhook about a queued PR's head). */
+export type HeadCheckOutcome = "success" | "failure";
+
 export interface HeadChecks {
   readonly headSha: string;
-  readonly outcome: "success" | "failure";
+  readonly outcome: HeadCheckOutcome;
 }
 
 /**

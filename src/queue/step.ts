@@ -1,6 +1,7 @@
 import { startBisections } from "./bisection.ts";
 import { onCancelRequested, onRestartRequested } from "./cancellation.ts";
 import type { QueueCommand } from "./commands.ts";
+import { onHeadChecksObserved } from "./head-checks.ts";
 import { directMergeUnderway, onDirectMergeChecked, planDirectMerge } from "./direct-merge.ts";
 import { QueueDraft } from "./draft.ts";
 import type { QueueEvent } from "./events.ts";
@@ -58,6 +59,8 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
       return onMergeFailed(draft, event.mergeId, event.prNumber, event.failure);
     case "direct_merge_checked":
       return onDirectMergeChecked(draft, event.prNumber, event, event.facts);
+    case "pr_head_checks_observed":
+      return onHeadChecksObserved(draft, event.prNumber, event.headSha, event.outcome);
     case "tick":
       return onTick(draft);
   }
