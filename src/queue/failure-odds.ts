@@ -6,7 +6,7 @@ import type { PrEvidence, PullRequestEntry, QueueState } from "./state.ts";
 
 export const NO_EVIDENCE: PrEvidence = {
   pinnedFailures: 0,
-  suspects: [],
+  failedSets: [],
   failedRuns: 0,
   passedRuns: 0,
   headChecks: null,
@@ -34,24 +34,25 @@ function clamp(rate: number): number {
 }
 
 /**
- * A failed run flaked when every PR it tested unproven passed since (or merged): nothing broken was in it. Runs
- * still in the state (the last hours) are counted, smoothed towards PRIOR_FLAKE_RATE while they are few.
+ * The share of runs that failed by a flake, among the runs still in the state (the last hours) whose cause is
+ * known: a passed run; a failed run whose PRs all passed since or merged (a flake: nothing broken was in it); a
+ * failed run one of whose PRs failed for good (explained). A failed run still being narrowed down is left out
+ * either way. Smoothed towards PRIOR_FLAKE_RATE while the runs are few.
  */
 export function observedFlakeRate(state: QueueState): number {
-  let ended = 0;
+  let known = 0;
   let flaked = 0;
   for (const run of Object.values(state.runs)) {
-    if (run.status === "succeeded") ended++;
+    if (run.status === "succeeded") known++;
     if (run.status !== "failed" || (run.endReason !== "tests_failed" && run.endReason !== "timeout"))
       continue;
-    ended++;
-    const cleared = run.prs.every((tested) => {
-      const pr = state.prs[tested.number];
-      return pr?.state === "merged" || pr?.state === "tests_passed";
-    });
-    if (cleared) flaked++;
+    const states = run.prs.map((tested) => state.prs[tested.number]?.state);
+    if (states.every((one) => one === "merged" || one === "tests_passed")) {
+      known++;
+      flaked++;
+    } else if (states.includes("failed")) known++;
   }
-  return (flaked + PRIOR_FLAKE_RATE * PRIOR_RUNS) / (ended + PRIOR_RUNS);
+  return (flaked + PRIOR_FLAKE_RATE * PRIOR_RUNS) / (known + PRIOR_RUNS);
 }
 
 export function queueRates(state: QueueState): QueueRates {
@@ -90,9 +91,14 @@ export function probabilityBroken(pr: PullRequestEntry, rates: QueueRates): numb
  */
 export const REJECT_CONFIDENCE = 0.995;
 
-/** A PR fails once a run failed that only it explains and the odds that it is broken reach REJECT_CONFIDENCE. */
+/**
+ * A PR fails once a run failed that only it explains and the odds that it is broken reach REJECT_CONFIDENCE,
+ * judged with a flake rate of at least PRIOR_FLAKE_RATE: a queue that saw few flakes lately may have missed
+ * some, and failing a good PR costs its author far more than one more run costs the queue.
+ */
 export function shouldReject(pr: PullRequestEntry, rates: QueueRates): boolean {
-  return evidenceOf(pr).pinnedFailures > 0 && probabilityBroken(pr, rates) >= REJECT_CONFIDENCE;
+  const cautious = { ...rates, flakeRate: Math.max(rates.flakeRate, PRIOR_FLAKE_RATE) };
+  return evidenceOf(pr).pinnedFailures > 0 && probabilityBroken(pr, cautious) >= REJECT_CONFIDENCE;
 }
 
 /** Above this a PR is tested alone: with it in a group, the group would likely fail and be split anyway. */

@@ -14,6 +14,7 @@ import { isProven, isSuspect } from "./proof-verdicts.ts";
 import { endRun, inProgressRuns, retireRun } from "./run-lifecycle.ts";
 import { canStartRuns, startRun } from "./runs.ts";
 import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
+import { isTerminal } from "./state.ts";
 import { targetOfRun } from "./tested-content.ts";
 import { transition } from "./transitions.ts";
 
@@ -27,6 +28,10 @@ function entry(state: QueueState, prNumber: number): PullRequestEntry {
 /** The proven PRs, in the order they were proven: what every new run is built on. */
 export function provenPrs(state: QueueState): number[] {
   return state.line.filter((prNumber) => isProven(entry(state, prNumber)));
+}
+
+function sameSet(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((member, index) => member === b[index]);
 }
 
 /** PRs waiting for a run of the planner: fresh ones and suspects, oldest (by priority, then submission) first. */
@@ -49,25 +54,60 @@ export function freshGroupSize(state: QueueState, rates: QueueRates, fresh: numb
   return Math.max(1, Math.min(best, Math.ceil(fresh / Math.max(1, slots))));
 }
 
+/** What a suspect's next run is: part of its narrowest failed set, or itself alone. */
+interface SuspectPlan {
+  readonly group: number[];
+  /**
+   * It would go alone while PRs of its failed sets are still to be proven or failed elsewhere: each proof of
+   * them pins the failure on it at no cost, so it waits behind every other candidate.
+   */
+  readonly deferred: boolean;
+}
+
 /**
- * The next group to test, from the oldest candidate: a suspect failed alone goes alone again; suspects of one
- * failed group test its first half (the other half waits for the answer); a fresh PR goes with the fresh PRs
- * behind it up to the group size, but a risky one (odds of being broken above RISKY) goes alone. Null: nothing
- * can start.
+ * A suspect's next run: the first half of the waiting holders of its narrowest failed set (null while a part of
+ * that set is testing: the rest waits for its answer), or itself alone.
+ */
+function suspectPlan(
+  state: QueueState,
+  pr: PullRequestEntry,
+  waiting: ReadonlySet<number>,
+): SuspectPlan | null {
+  const { failedSets } = evidenceOf(pr);
+  const set = [...failedSets].sort((a, b) => a.length - b.length)[0];
+  if (set === undefined) return { group: [pr.number], deferred: false };
+  const holders = set.filter((member) => {
+    const other = state.prs[member];
+    return other !== undefined && evidenceOf(other).failedSets.some((held) => sameSet(held, set));
+  });
+  if (holders.some((member) => state.prs[member]?.state === "testing")) return null;
+  const members = holders.filter((member) => waiting.has(member));
+  if (members.length > 1) return { group: members.slice(0, Math.ceil(members.length / 2)), deferred: false };
+  const unresolved = failedSets.some((held) =>
+    held.some((member) => member !== pr.number && !isTerminal(state.prs[member]?.state ?? "cancelled")),
+  );
+  return { group: [pr.number], deferred: unresolved };
+}
+
+/**
+ * The next group to test, from the oldest candidate: suspects of one failed set test its first half (the other
+ * half waits for the answer); a suspect left alone goes alone, after every other candidate while PRs it failed
+ * with are still to be decided; a fresh PR goes with the fresh PRs behind it up to the group size, but a risky
+ * one (odds of being broken above RISKY) goes alone. Null: nothing can start.
  */
 export function nextGroup(state: QueueState, rates: QueueRates, slots: number): number[] | null {
   const waiting = candidates(state);
   const waitingNumbers = new Set(waiting.map((pr) => pr.number));
   const fresh = waiting.filter((pr) => !isSuspect(pr));
+  let deferred: number[] | null = null;
   for (const pr of waiting) {
-    const { suspects, pinnedFailures } = evidenceOf(pr);
-    if (suspects.length > 1) {
-      const members = suspects.filter((member) => waitingNumbers.has(member));
-      // A part of the group is testing: the rest waits for its answer.
-      if (members.length < suspects.filter((member) => !isProven(entry(state, member))).length) continue;
-      return members.slice(0, Math.ceil(members.length / 2));
+    if (isSuspect(pr)) {
+      const plan = suspectPlan(state, pr, waitingNumbers);
+      if (plan === null) continue;
+      if (!plan.deferred) return plan.group;
+      deferred ??= plan.group;
+      continue;
     }
-    if (pinnedFailures > 0 || suspects.length > 0) return [pr.number];
     if (probabilityBroken(pr, rates) >= RISKY) return [pr.number];
     const size = freshGroupSize(state, rates, fresh.length, slots);
     return fresh
@@ -75,7 +115,7 @@ export function nextGroup(state: QueueState, rates: QueueRates, slots: number): 
       .slice(0, size)
       .map((other) => other.number);
   }
-  return null;
+  return deferred;
 }
 
 /** The target is still what the run was built on: nothing merged or pushed since it started. */

@@ -18,7 +18,7 @@ export function isProven(pr: PullRequestEntry): boolean {
 /** A suspect: a failed run points at it, alone or with others, and it is waiting to be retested. */
 export function isSuspect(pr: PullRequestEntry): boolean {
   const evidence = evidenceOf(pr);
-  return evidence.pinnedFailures > 0 || evidence.suspects.length > 0;
+  return evidence.pinnedFailures > 0 || evidence.failedSets.length > 0;
 }
 
 function amend(draft: QueueDraft, prNumber: number, change: (evidence: PrEvidence) => PrEvidence): void {
@@ -65,15 +65,16 @@ function clearSuspect(draft: QueueDraft, prNumber: number, why: string): void {
 }
 
 /**
- * Another failure explains the suspicion of PRs whose failed group overlaps `explained` (a smaller part of it
- * failed, or one of it failed for good): they are no longer suspected for that group.
+ * Another failure explains the failed sets, held by PRs outside `explained`, that overlap it (a part of the set
+ * without them failed, or one of it failed for good): those PRs are no longer suspected for them.
  */
 function explainOverlapping(draft: QueueDraft, explained: readonly number[], why: string): void {
   for (const prNumber of draft.state.line) {
     if (explained.includes(prNumber)) continue;
-    const { suspects } = evidenceOf(requirePr(draft, prNumber));
-    if (!suspects.some((suspect) => explained.includes(suspect))) continue;
-    amend(draft, prNumber, (evidence) => ({ ...evidence, suspects: [] }));
+    const { failedSets } = evidenceOf(requirePr(draft, prNumber));
+    const standing = failedSets.filter((set) => !set.some((member) => explained.includes(member)));
+    if (standing.length === failedSets.length) continue;
+    amend(draft, prNumber, (evidence) => ({ ...evidence, failedSets: standing }));
     clearSuspect(draft, prNumber, why);
   }
 }
@@ -102,22 +103,22 @@ function decide(
 }
 
 /**
- * PRs proven since: for each PR still suspected with them, the failure narrows to the others; when only it is
- * left, the failure is pinned on it.
+ * PRs proven since: each failed set holding them narrows to the others; a set left with one PR alone pins its
+ * failure on it.
  */
 function narrowSuspicions(draft: QueueDraft, proven: readonly number[], reason: TestFailureReason): void {
   const pinned: number[] = [];
   for (const prNumber of draft.state.line) {
-    const { suspects } = evidenceOf(requirePr(draft, prNumber));
-    if (!suspects.some((suspect) => proven.includes(suspect))) continue;
-    const rest = suspects.filter((suspect) => !proven.includes(suspect));
-    const alone = rest.length === 1 && rest[0] === prNumber;
-    amend(draft, prNumber, (evidence) =>
-      alone
-        ? { ...evidence, suspects: [], pinnedFailures: evidence.pinnedFailures + 1 }
-        : { ...evidence, suspects: rest },
-    );
-    if (alone) pinned.push(prNumber);
+    const { failedSets } = evidenceOf(requirePr(draft, prNumber));
+    if (!failedSets.some((set) => set.some((member) => proven.includes(member)))) continue;
+    const narrowed = failedSets.map((set) => set.filter((member) => !proven.includes(member)));
+    const pins = narrowed.filter((set) => set.length === 1).length;
+    amend(draft, prNumber, (evidence) => ({
+      ...evidence,
+      failedSets: narrowed.filter((set) => set.length > 1),
+      pinnedFailures: evidence.pinnedFailures + pins,
+    }));
+    if (pins > 0) pinned.push(prNumber);
   }
   decide(draft, pinned, reason, `The others tested with it passed since (${numbered(proven)}).`);
 }
@@ -145,7 +146,7 @@ export function onProofRunPassed(draft: QueueDraft, run: TestRun): void {
         sidelined: false,
         evidence: {
           ...evidenceOf(requirePr(draft, prNumber)),
-          suspects: [],
+          failedSets: [],
           passedRuns: evidenceOf(requirePr(draft, prNumber)).passedRuns + 1,
         },
       },
@@ -175,7 +176,7 @@ export function onProofRunFailed(
     amend(draft, prNumber, (evidence) => ({
       ...evidence,
       failedRuns: evidence.failedRuns + 1,
-      suspects: alone ? [] : unproven,
+      failedSets: alone ? evidence.failedSets : [...evidence.failedSets, unproven],
       pinnedFailures: evidence.pinnedFailures + (alone ? 1 : 0),
     }));
   }
@@ -214,12 +215,14 @@ export function treatRunAsFlaked(draft: QueueDraft, runId: string): void {
       const pr = draft.pr(prNumber);
       return pr?.state === "pending_failure" && pr.testRunId === runId;
     });
-  const alone = run.prs.length === 1;
+  const alone = standing.length === 1 && run.prs.length === 1;
+  const group = run.prs.map((tested) => tested.number);
   for (const prNumber of standing) {
     amend(draft, prNumber, (evidence) => ({
       ...evidence,
       failedRuns: Math.max(0, evidence.failedRuns - 1),
-      suspects: alone ? evidence.suspects : [],
+      // The run's own set (its group, less the PRs proven since) goes; so does the pin it made alone.
+      failedSets: evidence.failedSets.filter((set) => !set.every((member) => group.includes(member))),
       pinnedFailures: Math.max(0, evidence.pinnedFailures - (alone ? 1 : 0)),
     }));
     clearSuspect(draft, prNumber, why);

@@ -101,10 +101,11 @@ export interface PrEvidence {
   /** Failed runs that only this PR can explain: every other unproven PR tested in them passed since. */
   readonly pinnedFailures: number;
   /**
-   * The unproven PRs, itself among them, of its latest failed run whose failure nothing explains yet (no other
-   * of them failed for good, no smaller part of them failed since); empty when none.
+   * Failed runs that hold it and some other unproven PRs, each as those PRs (itself among them) less the ones
+   * proven since, while nothing explains the failure otherwise (none of them failed for good, no part of them
+   * without it failed since). One narrowed down to itself alone becomes a pinned failure.
    */
-  readonly suspects: readonly number[];
+  readonly failedSets: readonly (readonly number[])[];
   /** Runs that held it unproven and failed, and that passed with it: its retest history. */
   readonly failedRuns: number;
   readonly passedRuns: number;

@@ -23,7 +23,7 @@ function queuedPr(pinnedFailures: number, headChecks: HeadChecks | null): PullRe
   const pr = state.prs[7]!;
   return {
     ...pr,
-    evidence: { pinnedFailures, suspects: [], failedRuns: pinnedFailures, passedRuns: 0, headChecks },
+    evidence: { pinnedFailures, failedSets: [], failedRuns: pinnedFailures, passedRuns: 0, headChecks },
   };
 }
 
