@@ -152,7 +152,9 @@ export function startRun(
     followUp?.dependsOn ??
     planned?.dependsOn ??
     dependenciesAmong(state, prNumbers, startedAhead(state, prNumbers[0] as number));
-  const baseRun = followUp === undefined ? baseRunFor(state, dependsOn) : undefined;
+  // A planned run is built from the target itself: a passed run holding its proven PRs may hold other commits
+  // of them than those a landing put on the target since.
+  const baseRun = followUp === undefined && planned === undefined ? baseRunFor(state, dependsOn) : undefined;
   const requiredStatuses = ownRequiredStatuses(state.settings);
   const run: TestRun = {
     id,
