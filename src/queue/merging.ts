@@ -33,6 +33,9 @@ function planFor(state: QueueState, prNumber: number): MergePlan | null | undefi
   if (run?.testBranchSha == null || lastUnmerged?.number !== prNumber) return undefined;
   const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
   const waiting = content.map((number) => state.prs[number]?.state).filter((known) => known !== "merged");
+  // A PR of its content left the queue (as the proof planner leaves it behind on a switch to parallel mode):
+  // the run never merges; its PRs are tested again.
+  if (waiting.some((known) => known === undefined || isTerminal(known))) return null;
   if (!waiting.every((known) => known === "tests_passed")) return undefined;
   const target = targetOfRun(state, run);
   if (target === null) return null;

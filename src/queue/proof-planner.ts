@@ -7,7 +7,14 @@
 // A slot nothing else needs tests the proven PRs alone, so that they land.
 import type { QueueDraft } from "./draft.ts";
 import type { QueueRates } from "./failure-odds.ts";
-import { RISKY, bestGroupSize, evidenceOf, probabilityBroken, queueRates } from "./failure-odds.ts";
+import {
+  RISKY,
+  bestGroupSize,
+  evidenceOf,
+  groupPassProbability,
+  probabilityBroken,
+  queueRates,
+} from "./failure-odds.ts";
 import { mergeNext, type MergePlan } from "./merging.ts";
 import { compareQueueOrder } from "./ordering.ts";
 import { isProven, isSuspect } from "./proof-verdicts.ts";
@@ -132,6 +139,36 @@ function provenCovered(state: QueueState, proven: readonly number[]): boolean {
   });
 }
 
+/** How likely a run on the target must be to pass for a new group to be tested on top of it (speculation). */
+export const SPECULATE_AT = 0.8;
+
+/** Whether the planner speculates: `separate_proof` with `pendingFailureDepth` ≥ 1, `auto` always. */
+function speculates(state: QueueState): boolean {
+  return state.settings.optimizationMode === "auto" || state.settings.pendingFailureDepth > 0;
+}
+
+/**
+ * The probable future to build a fresh group on: the run in flight on the target as it is, itself built on
+ * proven PRs only, that started first (it lands first if it passes) among those likely to pass (their unproven
+ * PRs' odds) at least SPECULATE_AT. If it lands, the group's run lands right after it, without a run of its own
+ * on the new target.
+ */
+function speculationBase(state: QueueState, rates: QueueRates): TestRun | undefined {
+  let best: TestRun | undefined;
+  for (const run of inProgressRuns(state)) {
+    if (run.testBranchSha === null || run.baseRunId !== null || !builtOnTarget(state, run)) continue;
+    if (!run.dependsOn.every((prNumber) => isProven(entry(state, prNumber)))) continue;
+    const unproven = run.prs.map((pr) => entry(state, pr.number)).filter((pr) => !isProven(pr));
+    const pass = groupPassProbability(
+      unproven.map((pr) => probabilityBroken(pr, rates)),
+      rates,
+    );
+    // The earliest started lands first when it passes: the others are then built on a target gone by.
+    if (pass >= SPECULATE_AT && (best === undefined || run.startedAt < best.startedAt)) best = run;
+  }
+  return best;
+}
+
 /** Starts groups while slots are free, then, with a slot left, a landing run of the proven PRs alone. */
 export function startProofRuns(draft: QueueDraft): void {
   if (!canStartRuns(draft) || draft.state.merging !== null) return;
@@ -144,7 +181,13 @@ export function startProofRuns(draft: QueueDraft): void {
     const retested = group.some((prNumber) =>
       entry(draft.state, prNumber).history.some((step) => step.state === "testing"),
     );
-    startRun(draft, group, undefined, { dependsOn: provenPrs(draft.state), freshCommits: retested });
+    const fresh = !group.some((prNumber) => isSuspect(entry(draft.state, prNumber)));
+    const onRun = fresh && speculates(draft.state) ? speculationBase(draft.state, rates) : undefined;
+    const dependsOn =
+      onRun === undefined
+        ? provenPrs(draft.state)
+        : [...onRun.dependsOn, ...onRun.prs.map((pr) => pr.number)];
+    startRun(draft, group, undefined, { dependsOn, freshCommits: retested, ...(onRun ? { onRun } : {}) });
     slots--;
   }
   const proven = draft.state.line.filter((prNumber) => entry(draft.state, prNumber).state === "tests_passed");
@@ -158,10 +201,17 @@ export function startProofRuns(draft: QueueDraft): void {
  * (targetOfRun, and nothing merged since). Null when it never can: the target moved past that.
  */
 function landingOf(state: QueueState, run: TestRun): MergePlan | null | undefined {
-  // Only on exactly the target it was built on: a landing since may have put other commits of its PRs there.
-  const target = builtOnTarget(state, run) ? targetOfRun(state, run) : null;
+  // Only on exactly the target it was built on (a landing since may have put other commits of its PRs there),
+  // or, for a speculative run, on the tested commit of the run it was built on, once that landed.
+  const onBase =
+    run.baseRunId !== null &&
+    run.basisSha === state.target.basisSha &&
+    state.runs[run.baseRunId]?.testBranchSha === state.target.headSha;
+  const target = builtOnTarget(state, run) || onBase ? targetOfRun(state, run) : null;
   if (target === null) return null;
   if (target.unmerged.length === 0) return undefined;
+  // One of it left the queue: it never lands.
+  if (target.unmerged.some((prNumber) => isTerminal(entry(state, prNumber).state))) return null;
   if (!target.unmerged.every((prNumber) => isProven(entry(state, prNumber)))) return undefined;
   const { mergeMethod } = state.settings;
   const rewritten = run.mergeCountAtStart < (state.target.rewrittenUpTo ?? 0);

@@ -8,6 +8,7 @@ import type { TestFailureReason } from "./failures.ts";
 import { evidenceOf, queueRates, shouldReject } from "./failure-odds.ts";
 import { endRun, requireRun } from "./run-lifecycle.ts";
 import type { PrEvidence, PullRequestEntry, TestRun } from "./state.ts";
+import { isTerminal } from "./state.ts";
 import { patchPr, requirePr, returnToWaiting, transition } from "./transitions.ts";
 
 /** Proven: it passed a run and has not left the queue's runs since (a landing run may be retesting it). */
@@ -37,6 +38,14 @@ function membersOf(draft: QueueDraft, run: TestRun): number[] {
       const pr = draft.pr(prNumber);
       return pr?.state === "testing" && pr.testRunId === run.id;
     });
+}
+
+/** The PRs a run was built on that are not proven (a speculative run's base group), still queued. */
+function unprovenAhead(draft: QueueDraft, run: TestRun): number[] {
+  return run.dependsOn.filter((prNumber) => {
+    const pr = draft.pr(prNumber);
+    return pr !== undefined && !isTerminal(pr.state) && !isProven(pr);
+  });
 }
 
 /** A proven PR whose landing run failed: the failure is a flake (or an interaction), it stays proven. */
@@ -133,7 +142,22 @@ export function onProofRunPassed(draft: QueueDraft, run: TestRun): void {
     `All required statuses passed on ${run.testBranchSha ?? ""}.`,
   );
   const members = membersOf(draft, run);
-  const newlyProven = members.filter((prNumber) => !isProven(requirePr(draft, prNumber)));
+  // A speculative run also holds the group of the run it was built on: its pass proves that group too.
+  const ahead = unprovenAhead(draft, run);
+  const newlyProven = [...ahead, ...members].filter((prNumber) => !isProven(requirePr(draft, prNumber)));
+  for (const prNumber of ahead) {
+    const pr = requirePr(draft, prNumber);
+    const evidence = { ...evidenceOf(pr), failedSets: [], passedRuns: evidenceOf(pr).passedRuns + 1 };
+    // Still testing in its own run, it is proven there (that run's result no longer matters).
+    if (pr.state === "testing") patchPr(draft, prNumber, { passingRunId: run.id, evidence });
+    else {
+      transition(draft, prNumber, "tests_passed", "tests_passed", `Run ${run.id}, which holds it, passed.`, {
+        passingRunId: run.id,
+        sidelined: false,
+        evidence,
+      });
+    }
+  }
   for (const prNumber of members) {
     transition(
       draft,
@@ -168,8 +192,10 @@ export function onProofRunFailed(
   endRun(draft, runId, "failed", reason, detail);
   const run = requireRun(draft, runId);
   const members = membersOf(draft, run);
-  const unproven = members.filter((prNumber) => !isProven(requirePr(draft, prNumber)));
-  for (const prNumber of members) if (!unproven.includes(prNumber)) backToProven(draft, prNumber, run);
+  const own = members.filter((prNumber) => !isProven(requirePr(draft, prNumber)));
+  for (const prNumber of members) if (!own.includes(prNumber)) backToProven(draft, prNumber, run);
+  // A speculative run's failure may be its base group's as well: all its unproven PRs share it.
+  const unproven = [...unprovenAhead(draft, run), ...own];
   if (unproven.length === 0) return;
   const alone = unproven.length === 1;
   for (const prNumber of unproven) {
@@ -184,7 +210,7 @@ export function onProofRunFailed(
   const why = alone
     ? `${detail} It is retested before it fails.`
     : `${detail} Run ${run.id} tested ${numbered(unproven)} together; they are split and retested.`;
-  for (const prNumber of unproven) awaitRetest(draft, prNumber, reason, why);
+  for (const prNumber of own) awaitRetest(draft, prNumber, reason, why);
   decide(draft, unproven, reason, detail);
 }
 

@@ -105,6 +105,8 @@ export interface FollowUp {
 export interface PlannedRun {
   readonly dependsOn: readonly number[];
   readonly freshCommits: boolean;
+  /** A speculative run: built on this run's tested commit, whose content is `dependsOn`. */
+  readonly onRun?: TestRun;
 }
 
 /** The started PRs ahead of `prNumber` when it is started, else every started PR: what a run of it may build on. */
@@ -154,7 +156,8 @@ export function startRun(
     dependenciesAmong(state, prNumbers, startedAhead(state, prNumbers[0] as number));
   // A planned run is built from the target itself: a passed run holding its proven PRs may hold other commits
   // of them than those a landing put on the target since.
-  const baseRun = followUp === undefined && planned === undefined ? baseRunFor(state, dependsOn) : undefined;
+  const baseRun =
+    followUp !== undefined ? undefined : planned === undefined ? baseRunFor(state, dependsOn) : planned.onRun;
   const requiredStatuses = ownRequiredStatuses(state.settings);
   const run: TestRun = {
     id,

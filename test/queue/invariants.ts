@@ -122,8 +122,9 @@ function checkRuns(state: QueueState, limits: RunLimits): void {
     );
     const content = [...own.dependsOn, ...own.prs.map((tested) => tested.number)];
     expect(content).toContain(prNumber);
-    // A suspect is tested on the base of the run it failed in, which the stack may have left.
-    if (pr.sidelined === true) return;
+    // A suspect is tested on the base of the run it failed in, which the stack may have left. The proof planner
+    // builds on proofs (and, speculating, on a run in flight), not on the line: lane-checks.ts checks its bases.
+    if (pr.sidelined === true || usesProofPlanner(state.settings)) return;
     // What a live run was built on is still there: merged, or started ahead of it.
     const index = own.dependsOn.indexOf(prNumber);
     for (const ahead of index < 0 ? own.dependsOn : own.dependsOn.slice(0, index)) {

@@ -31,7 +31,7 @@ function prOf(token: string): number {
 
 /**
  * The proof planner builds every run on the proven PRs and one group: either unproven PRs (a group) on every
- * proven PR, or proven PRs alone (a landing run). Its merges follow proofs, not the line (see proof-planner.ts).
+ * proven PR, or proven PRs alone (a landing run), or a group on the content of a run in flight (speculation). Its merges follow proofs, not the line (see proof-planner.ts).
  */
 function checkProofRun(state: QueueState, runId: string): void {
   const run = state.runs[runId] as TestRun;
@@ -40,6 +40,16 @@ function checkProofRun(state: QueueState, runId: string): void {
     return pr?.state === "tests_passed" || (pr?.state === "testing" && pr.passingRunId !== null);
   };
   const own = run.prs.map((pr) => pr.number);
+  if (run.baseRunId !== null) {
+    // A speculative run: a fresh group on top of a run in flight, holding exactly that run's content.
+    const base = state.runs[run.baseRunId] as TestRun;
+    expect(run.dependsOn, `speculative run ${runId} holds its base run`).toEqual([
+      ...base.dependsOn,
+      ...base.prs.map((pr) => pr.number),
+    ]);
+    for (const prNumber of own) expect(proven(prNumber), `#${prNumber} in group run ${runId}`).toBe(false);
+    return;
+  }
   for (const prNumber of run.dependsOn)
     expect(proven(prNumber), `#${prNumber} under run ${runId} is proven`).toBe(true);
   if (own.every(proven)) expect(run.dependsOn, `landing run ${runId} holds proven PRs only`).toEqual([]);
