@@ -111,13 +111,13 @@ export function groupPassProbability(brokenOdds: readonly number[], rates: Queue
 
 /**
  * The group size that proves the most PRs per run when each is broken with probability p and runs flake at
- * rate f: the b that maximises b·(1−p)^b·(1−f) / (1 + P(fail)·log2(b)), a failed group costing about log2(b)
- * runs more to split. At most `limit`.
+ * rate f: the b that maximises b·(1−p)^b·(1−f) / (1 + P(fail)·log2(b)/2), a failed group costing about
+ * log2(b)/2 runs more to split (each half tested answers for the other half as often as not). At most `limit`.
  */
 export function bestGroupSize(p: number, rates: QueueRates, limit: number): number {
   const value = (size: number) => {
     const pass = (1 - p) ** size * (1 - rates.flakeRate);
-    return (size * pass) / (1 + (1 - pass) * Math.log2(size));
+    return (size * pass) / (1 + ((1 - pass) * Math.log2(size)) / 2);
   };
   let best = 1;
   for (let size = 2; size <= limit; size++) if (value(size) > value(best)) best = size;

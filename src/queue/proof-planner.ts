@@ -142,9 +142,12 @@ function provenCovered(state: QueueState, proven: readonly number[]): boolean {
 /** How likely a run on the target must be to pass for a new group to be tested on top of it (speculation). */
 export const SPECULATE_AT = 0.8;
 
-/** Whether the planner speculates: `separate_proof` with `pendingFailureDepth` ≥ 1, `auto` always. */
+/**
+ * Whether the planner speculates: `separate_proof` with `pendingFailureDepth` ≥ 1 only. `auto` never does: on
+ * the simulator's days it cost throughput and failed good PRs (docs/queue-policy.md).
+ */
 function speculates(state: QueueState): boolean {
-  return state.settings.optimizationMode === "auto" || state.settings.pendingFailureDepth > 0;
+  return state.settings.optimizationMode === "separate_proof" && state.settings.pendingFailureDepth > 0;
 }
 
 /**

@@ -71,11 +71,13 @@ function played(
 export function compare(request: ComparisonRequest): Comparison {
   const seeds = Array.from({ length: request.days }, (_, index) => request.seed + index);
   const days = seeds.map((seed) => generateDay(request.model, seed));
+  // The references know every outcome in advance (oracle) or know nothing (serial): evidence changes neither.
+  const referenceDays = days.map((day) => ({ ...day, model: withoutEvidence(day.model) }));
   const slotCounts = [...new Set([1, ...request.policies.map((policy) => slotsOf(policy.settings))])].sort(
     (a, b) => a - b,
   );
   const oracles = slotCounts.map((slots) =>
-    played(`oracle k=${slots}`, true, slots, days, (day) => playOracle(day, slots)),
+    played(`oracle k=${slots}`, true, slots, referenceDays, (day) => playOracle(day, slots)),
   );
   // With evidence in the model every policy is played without it too, so that no figure rests on it alone.
   const evidence = hasEvidence(request.model);
@@ -96,7 +98,7 @@ export function compare(request: ComparisonRequest): Comparison {
       ),
     ),
   );
-  const rows = [...oracles, played("serial", true, 1, days, playSerial), ...policyRows];
+  const rows = [...oracles, played("serial", true, 1, referenceDays, playSerial), ...policyRows];
   const oracleRate = (slots: number) =>
     oracles.find((oracle) => oracle.slots === slots)?.figures.mergedPerHour ?? 0;
   return {
