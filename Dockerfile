@@ -1,5 +1,5 @@
 # Switchyard's container image: built with the dev dependencies, run from the compiled JavaScript with production
-# dependencies only, as the unprivileged `node` user. See the README's "Docker" section.
+# dependencies only, as the unprivileged `node` user. See docs/operations.md.
 
 # --- build: compile TypeScript and bundle the service's entry (esbuild, a dev dependency), then drop the dev
 # dependencies

@@ -4,10 +4,11 @@
 // until its odds decide it.
 import { removeFromQueue } from "./abandonment.ts";
 import type { QueueDraft } from "./draft.ts";
-import type { TestFailureReason } from "./failures.ts";
 import { evidenceOf, queueRates, shouldReject } from "./failure-odds.ts";
 import { endRun, requireRun } from "./run-lifecycle.ts";
-import type { PrEvidence, PullRequestEntry, TestRun } from "./state.ts";
+import type { FailureReason, PrEvidence, PullRequestEntry, TestRun } from "./state.ts";
+
+type TestFailureReason = Extract<FailureReason, "tests_failed" | "timeout">;
 import { isTerminal } from "./state.ts";
 import { patchPr, requirePr, returnToWaiting, transition } from "./transitions.ts";
 
@@ -220,17 +221,21 @@ export function onProofRunFailed(
  * nobody is split, suspected or failed for it. A run already judged has its evidence taken back: the failure
  * it added to its PRs, as long as they still stand on it.
  */
-export function treatRunAsFlaked(draft: QueueDraft, runId: string): void {
+export function treatRunAsFlaked(
+  draft: QueueDraft,
+  runId: string,
+  why = `Run ${runId} failed only by known-flaky tests; it is retested.`,
+): void {
   const run = draft.run(runId);
   if (run === undefined) return;
-  const why = `Run ${runId} failed only by known-flaky tests; it is retested.`;
-  if (run.status === "in_progress") {
-    endRun(draft, runId, "failed", "tests_failed", why);
-    for (const prNumber of membersOf(draft, run)) {
+  if (run.status === "in_progress") endRun(draft, runId, "failed", "flaky_failure", why);
+  const testing = membersOf(draft, run);
+  if (testing.length > 0) {
+    for (const prNumber of testing) {
       const pr = requirePr(draft, prNumber);
       if (isProven(pr)) backToProven(draft, prNumber, run);
       else if (isSuspect(pr)) awaitRetest(draft, prNumber, "tests_failed", why);
-      else returnToWaiting(draft, prNumber, "cleared_by_retest", why);
+      else returnToWaiting(draft, prNumber, "flaky_failure", why);
     }
     return;
   }

@@ -2,8 +2,9 @@ import { releaseStarted, removeFromQueue } from "./abandonment.ts";
 import type { TestBranchMerge } from "./commands.ts";
 import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
-import { failRunTests, type TestFailureReason } from "./failures.ts";
-import { onProofRunFailed, onProofRunPassed } from "./proof-verdicts.ts";
+import { failRunTests } from "./failures.ts";
+import { deferFailureToEvidence, endExpiredEvidenceWaits, isAwaitingEvidence } from "./flake-evidence.ts";
+import { onProofRunPassed } from "./proof-verdicts.ts";
 import { compareQueueOrder, startedPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
 import { endRun, inProgressRuns, relevantRun, requireRun, retireRun } from "./run-lifecycle.ts";
@@ -252,14 +253,10 @@ function evaluateRun(draft: QueueDraft, runId: string): void {
     if (usesProofPlanner(draft.state.settings)) onProofRunPassed(draft, run);
     else succeedRun(draft, run);
   } else if (verdict.kind === "failed") {
-    failTests(draft, runId, "tests_failed", `Required status ${verdict.name} failed: ${verdict.url}`);
+    const detail = `Required status ${verdict.name} failed: ${verdict.url}`;
+    // Test health may show the failure flaky (flake-evidence.ts): tested again, or held for an upload.
+    if (!deferFailureToEvidence(draft, run, detail)) failRunTests(draft, runId, "tests_failed", detail);
   }
-}
-
-/** A run failed its tests or timed out: the proof planner judges its own runs (proof-verdicts.ts). */
-function failTests(draft: QueueDraft, runId: string, reason: TestFailureReason, detail: string): void {
-  if (usesProofPlanner(draft.state.settings)) onProofRunFailed(draft, runId, reason, detail);
-  else failRunTests(draft, runId, reason, detail);
 }
 
 /**
@@ -407,11 +404,17 @@ export function testingDeadline(state: QueueState, run: TestRun): number {
 }
 
 export function onTick(draft: QueueDraft): void {
+  endExpiredEvidenceWaits(draft);
   for (const run of inProgressRuns(draft.state)) {
-    if (draft.now < testingDeadline(draft.state, run)) continue;
+    if (draft.now < testingDeadline(draft.state, run) || isAwaitingEvidence(run)) continue;
     const current = requireRun(draft, run.id);
     if (current.status !== "in_progress") continue;
-    failTests(draft, run.id, "timeout", timeoutDetail(current, draft.state.settings.testingTimeoutMinutes));
+    failRunTests(
+      draft,
+      run.id,
+      "timeout",
+      timeoutDetail(current, draft.state.settings.testingTimeoutMinutes),
+    );
   }
 }
 

@@ -6,6 +6,7 @@ import { directMergeUnderway, onDirectMergeChecked, planDirectMerge } from "./di
 import { QueueDraft } from "./draft.ts";
 import type { QueueEvent } from "./events.ts";
 import { resolvePendingFailures } from "./failures.ts";
+import { onRunFailuresExplained } from "./flake-evidence.ts";
 import { onMergeFailed, onMergeSucceeded, planMerge } from "./merging.ts";
 import { notifyTransitions } from "./notifications.ts";
 import { planProofLanding, startProofRuns } from "./proof-planner.ts";
@@ -61,6 +62,8 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
       return onDirectMergeChecked(draft, event.prNumber, event, event.facts);
     case "pr_head_checks_observed":
       return onHeadChecksObserved(draft, event.prNumber, event.headSha, event.outcome);
+    case "run_failures_explained":
+      return onRunFailuresExplained(draft, event.sha, event.failingTests);
     case "tick":
       return onTick(draft);
   }

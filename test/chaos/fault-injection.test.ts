@@ -1,6 +1,6 @@
 // The queue keeps its promises under faults: a day of queue traffic squeezed into a few minutes against a
 // fake GitHub over HTTP, while replicas are killed with SIGKILL, GitHub answers 500, 502 and secondary rate
-// limits or hangs, and webhooks come twice, never, or out of order. See "Reliability" in README.md.
+// limits or hangs, and webhooks come twice, never, or out of order. See "Reliability" in docs/operations.md.
 import { describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";
 import { runChaos } from "./chaos-run.ts";

@@ -19,7 +19,12 @@ const proofSettings: fc.Arbitrary<Partial<QueueSettings>> = fc
   )
   .map(([settings, proof]) => ({ ...settings, ...proof, mode: "single" }));
 
-const scenario = fc.tuple(proofSettings, fc.array(action, { minLength: 20, maxLength: 150 }));
+/** The planner plans single mode only; a switch to parallel mode hands the queue to the lanes' chains. */
+const singleModeAction = action.filter(
+  (next) => next.kind !== "update_queue" || next.settings.mode === undefined,
+);
+
+const scenario = fc.tuple(proofSettings, fc.array(singleModeAction, { minLength: 20, maxLength: 150 }));
 
 function simulate(
   settings: Partial<QueueSettings>,

@@ -1,7 +1,7 @@
 // A queue's page in a real browser: Chromium signs in, watches a PR go from pending to testing to merged as the
 // fake GitHub reports CI, without a reload, and pauses and resumes the queue with the page's own forms (sending
-// the Origin and Sec-Fetch-Site it really sends). The run leaves a screenshot of the page in artifacts/ (the
-// README's copy in docs/images is taken from it).
+// the Origin and Sec-Fetch-Site it really sends). The run leaves a screenshot of the page in artifacts/
+// (docs/images/queue-page.png, shown in docs/queue.md, is taken from it).
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Page } from "playwright-core";
