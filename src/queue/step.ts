@@ -1,4 +1,5 @@
 import { startBisections } from "./bisection.ts";
+import { onBranchRulesRead } from "./branch-rules.ts";
 import { onCancelRequested, onRestartRequested } from "./cancellation.ts";
 import type { QueueCommand } from "./commands.ts";
 import { onHeadChecksObserved } from "./head-checks.ts";
@@ -62,6 +63,8 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
       return onDirectMergeChecked(draft, event.prNumber, event, event.facts);
     case "pr_head_checks_observed":
       return onHeadChecksObserved(draft, event.prNumber, event.headSha, event.outcome);
+    case "branch_rules_read":
+      return onBranchRulesRead(draft, event.rules);
     case "run_failures_explained":
       return onRunFailuresExplained(draft, event.sha, event.failingTests);
     case "tick":
