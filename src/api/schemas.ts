@@ -25,7 +25,7 @@ export const QueueTarget = {
 export const queueStates = ["running", "paused", "draining", "switching_modes"] as const;
 export const queueModes = ["single", "parallel"] as const;
 export const directMergeModes = ["off", "always"] as const;
-export const optimizationModes = ["off", "bisection_skip_redundant_tests"] as const;
+export const optimizationModes = ["off", "bisection_skip_redundant_tests", "separate_proof", "auto"] as const;
 export const mergeMethods = ["merge_commit", "squash", "rebase"] as const;
 export const pullRequestStates = [
   "not_ready",

@@ -21,6 +21,8 @@ interface SimulateOptions {
   hours: string;
   conflicts: string;
   impactsAll: string;
+  headCiFailed: string;
+  knownFlaky: string;
   seed: string;
   seeds: string;
   compare?: string;
@@ -107,6 +109,8 @@ function readModel(options: SimulateOptions, command: Command): SimulationModel 
     conflicts: parseFraction("--conflicts", options.conflicts),
     ciDurations: null,
     impactsAll: parseFraction("--impacts-all", options.impactsAll),
+    headCiFailed: parseFraction("--head-ci-failed", options.headCiFailed),
+    knownFlaky: parseFraction("--known-flaky", options.knownFlaky),
   };
   if (options.fromHistory === undefined) return model;
   const given = MODEL_FLAGS.filter((flag) => command.getOptionValueSource(flag) === "cli");
@@ -162,6 +166,16 @@ export function registerSimulateCommand(program: Command, context: CliContext): 
     .option("--hours <hours>", "length of the window during which PRs arrive", "24")
     .option("--conflicts <share>", "probability that a pair of PRs conflicts", "0")
     .option("--impacts-all <share>", "with lanes: PRs that impact every target (ALL)", "10%")
+    .option(
+      "--head-ci-failed <share>",
+      "evidence: broken PRs whose own CI on their head already failed (rows without evidence are printed too)",
+      "0",
+    )
+    .option(
+      "--known-flaky <share>",
+      "evidence: flaky failures test health attributes to known-flaky tests (rows without evidence are printed too)",
+      "0",
+    )
     .option("--seed <n>", "seed of the first simulated day", "1")
     .option("--seeds <n>", "simulated days pooled (seeds seed … seed+n-1)", "1")
     .option("--compare <policies>", 'policies separated by ";", e.g. "k=4;k=8,d=2,optimistic;k=8,batch=4"')

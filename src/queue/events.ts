@@ -8,6 +8,7 @@ import type {
   QueueStatus,
   RequiredStatusesSource,
 } from "./state.ts";
+import type { HeadCheckOutcome } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
 
 /** What GitHub says about a PR when it is submitted. */
@@ -122,6 +123,16 @@ export type QueueEvent =
     }
   /** The target branch's rules as GitHub enforces them, read by the shell (see branch-rules.ts). */
   | { readonly type: "branch_rules_read"; readonly rules: readonly BranchRule[] }
+  /**
+   * CI reported on a queued PR's own head commit (not a test branch): its own checks failed or passed there. The
+   * proof planner's odds weigh it (failure-odds.ts).
+   */
+  | {
+      readonly type: "pr_head_checks_observed";
+      readonly prNumber: number;
+      readonly headSha: string;
+      readonly outcome: HeadCheckOutcome;
+    }
   /**
    * A JUnit upload on a test branch commit, as test health judged its failing tests (every test whose final
    * outcome in the upload was a failure; none when everything passed).

@@ -1,5 +1,7 @@
 import { releaseStarted, sideline } from "./abandonment.ts";
 import type { QueueDraft } from "./draft.ts";
+import { onProofRunFailed } from "./proof-verdicts.ts";
+import { usesProofPlanner } from "./settings.ts";
 import { failedGroups, nextStepOf } from "./failed-groups.ts";
 import { dependenciesAmong } from "./lanes.ts";
 import { startedPrs, waitingPrs } from "./ordering.ts";
@@ -120,6 +122,11 @@ export function failRunTests(
   reason: TestFailureReason,
   detail: string,
 ): void {
+  // The proof planner judges its own runs (proof-verdicts.ts).
+  if (usesProofPlanner(draft.state.settings)) {
+    onProofRunFailed(draft, runId, reason, detail);
+    return;
+  }
   endRun(draft, runId, "failed", reason, detail);
   const run = requireRun(draft, runId);
   const prNumbers = run.prs.map((pr) => pr.number);

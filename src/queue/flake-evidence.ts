@@ -3,6 +3,8 @@
 // status failed with nothing but such tests failing proves nothing against its PRs: it is tested again instead
 // of failing, bisecting or confirming them. Any other failing test, or none known, is a real failure.
 import { releaseStarted } from "./abandonment.ts";
+import { treatRunAsFlaked } from "./proof-verdicts.ts";
+import { usesProofPlanner } from "./settings.ts";
 import type { QueueDraft } from "./draft.ts";
 import { failRunTests } from "./failures.ts";
 import { endRun, inProgressRuns, requireRun } from "./run-lifecycle.ts";
@@ -73,6 +75,11 @@ function retest(draft: QueueDraft, run: TestRun, statusDetail: string): void {
     `Run ${run.id} failed only on known-flaky tests (${quoted(flaky)}): ${statusDetail} ` +
     "It is tested again; nobody is bisected or failed for it.";
   endRun(draft, run.id, "failed", "flaky_failure", detail);
+  // The proof planner puts the run's PRs back as they were (proof-verdicts.ts).
+  if (usesProofPlanner(draft.state.settings)) {
+    treatRunAsFlaked(draft, run.id, detail);
+    return;
+  }
   const prNumbers = run.prs.map((pr) => pr.number);
   const leaving = new Set(prNumbers);
   for (const prNumber of [...prNumbers].reverse()) {

@@ -31,6 +31,7 @@ export type {
 } from "./state.ts";
 export { initialQueueState, isTerminal } from "./state.ts";
 export type { CheckRunReport, CommitStatusReport, StatusReport } from "./status-reports.ts";
+export { outcomeOf } from "./status-reports.ts";
 export type { StepResult } from "./step.ts";
 export { step } from "./step.ts";
 export {

@@ -3,6 +3,7 @@
 // the shell answer them without a write transaction.
 import { compact } from "./compaction.ts";
 import type { QueueEvent } from "./events.ts";
+import { changesHeadChecks } from "./head-checks.ts";
 import { nextDeadline } from "./queries.ts";
 import { inProgressRuns } from "./run-lifecycle.ts";
 import type { QueueState } from "./state.ts";
@@ -23,6 +24,8 @@ function inertByItself(state: QueueState, event: QueueEvent): boolean {
   switch (event.type) {
     case "status_reported":
       return !changesAnyRun(state, event.sha, event.report);
+    case "pr_head_checks_observed":
+      return !changesHeadChecks(state, event.prNumber, event.headSha, event.outcome);
     case "tick":
       // Its only work is the testing timeouts, which are among the deadlines `atRest` reads.
       return true;

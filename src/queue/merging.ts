@@ -12,7 +12,7 @@ import { moveTargetOutside, rebuildAllRuns, rememberHead } from "./target-branch
 import { targetOfRun } from "./tested-content.ts";
 import { requirePr, transition } from "./transitions.ts";
 
-interface MergePlan {
+export interface MergePlan {
   readonly run: TestRun;
   readonly prNumbers: readonly number[];
   /** merge_commit: the target moves to the run's tested commit itself. */
@@ -34,6 +34,9 @@ function planFor(state: QueueState, prNumber: number): MergePlan | null | undefi
   if (run?.testBranchSha == null || lastUnmerged?.number !== prNumber) return undefined;
   const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
   const waiting = content.map((number) => state.prs[number]?.state).filter((known) => known !== "merged");
+  // A PR of its content left the queue (as the proof planner leaves it behind on a switch to parallel mode):
+  // the run never merges; its PRs are tested again.
+  if (waiting.some((known) => known === undefined || isTerminal(known))) return null;
   if (!waiting.every((known) => known === "tests_passed")) return undefined;
   const target = targetOfRun(state, run);
   if (target === null) return null;
@@ -75,7 +78,7 @@ function planGroup(state: QueueState): MergePlan | { readonly stale: readonly nu
  * step; else each PR is merged through GitHub's merge API, one at a time, in order, and the group stays in
  * flight until its last PR merged.
  */
-function mergeNext(draft: QueueDraft, plan: MergePlan): void {
+export function mergeNext(draft: QueueDraft, plan: MergePlan): void {
   const state = draft.state;
   const { run, prNumbers: group, fastForward } = plan;
   const first = group[0] as number;

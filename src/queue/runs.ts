@@ -5,12 +5,13 @@ import { createTestBranch, openTestPullRequest, testBranchName } from "./command
 import type { QueueDraft } from "./draft.ts";
 import { failRunTests } from "./failures.ts";
 import { deferFailureToEvidence, endExpiredEvidenceWaits, isAwaitingEvidence } from "./flake-evidence.ts";
+import { onProofRunPassed } from "./proof-verdicts.ts";
 import { compareQueueOrder, startedPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
 import { endRun, inProgressRuns, relevantRun, requireRun, retireRun } from "./run-lifecycle.ts";
 import { formingBatch } from "./batching.ts";
 import { dependenciesAmong } from "./lanes.ts";
-import { ownRequiredStatuses } from "./settings.ts";
+import { ownRequiredStatuses, usesProofPlanner } from "./settings.ts";
 import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./state.ts";
 import { attemptStartedAt, isStarted } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
@@ -99,6 +100,17 @@ export interface FollowUp {
   readonly why: string;
 }
 
+/**
+ * A main-line run the proof planner chose (see proof-planner.ts): the proven PRs it is built on, and whether its
+ * own PRs are merged as new commits (they were tested before, and CI keeps results per commit).
+ */
+export interface PlannedRun {
+  readonly dependsOn: readonly number[];
+  readonly freshCommits: boolean;
+  /** A speculative run: built on this run's tested commit, whose content is `dependsOn`. */
+  readonly onRun?: TestRun;
+}
+
 /** The started PRs ahead of `prNumber` when it is started, else every started PR: what a run of it may build on. */
 function startedAhead(state: QueueState, prNumber: number): readonly number[] {
   const started = startedPrs(state);
@@ -132,12 +144,22 @@ function baseRunFor(state: QueueState, dependsOn: readonly number[]): TestRun | 
  * holds exactly those (see baseRunFor), else from the target head through every one of them: either way its
  * branch is built at once, without waiting for the branches of the runs ahead.
  */
-export function startRun(draft: QueueDraft, prNumbers: readonly number[], followUp?: FollowUp): void {
+export function startRun(
+  draft: QueueDraft,
+  prNumbers: readonly number[],
+  followUp?: FollowUp,
+  planned?: PlannedRun,
+): void {
   const state = draft.state;
   const id = `${state.queueId}-${state.nextRunSeq}`;
   const dependsOn =
-    followUp?.dependsOn ?? dependenciesAmong(state, prNumbers, startedAhead(state, prNumbers[0] as number));
-  const baseRun = followUp === undefined ? baseRunFor(state, dependsOn) : undefined;
+    followUp?.dependsOn ??
+    planned?.dependsOn ??
+    dependenciesAmong(state, prNumbers, startedAhead(state, prNumbers[0] as number));
+  // A planned run is built from the target itself: a passed run holding its proven PRs may hold other commits
+  // of them than those a landing put on the target since.
+  const baseRun =
+    followUp !== undefined ? undefined : planned === undefined ? baseRunFor(state, dependsOn) : planned.onRun;
   const requiredStatuses = ownRequiredStatuses(state.settings);
   const run: TestRun = {
     id,
@@ -185,7 +207,9 @@ export function startRun(draft: QueueDraft, prNumbers: readonly number[], follow
   }
   const ahead = baseRun === undefined ? dependsOn.map((prNumber) => testedMerge(draft, prNumber)) : [];
   const own = prNumbers.map((prNumber) =>
-    followUp === undefined ? testedMerge(draft, prNumber) : retestMerge(draft, prNumber, id),
+    followUp === undefined && planned?.freshCommits !== true
+      ? testedMerge(draft, prNumber)
+      : retestMerge(draft, prNumber, id),
   );
   draft.emit(createTestBranch(state, run, [...ahead, ...own]));
 }
@@ -212,7 +236,8 @@ export function startRuns(draft: QueueDraft): void {
  * (contract 5.6); null when none is held.
  */
 export function batchWaitDeadline(state: QueueState): number | null {
-  if (!canStartRuns(state) || mainLineSlots(state) <= 0) return null;
+  // The proof planner never holds a group back to fill it.
+  if (!canStartRuns(state) || mainLineSlots(state) <= 0 || usesProofPlanner(state.settings)) return null;
   const batch = formingBatch(state);
   if (batch === null) return null;
   // Or held back by a PR of it that spent its test budget (see restart-budget.ts).
@@ -229,8 +254,10 @@ function evaluateRun(draft: QueueDraft, runId: string): void {
   const run = requireRun(draft, runId);
   if (run.status !== "in_progress" || run.requiredStatuses === null || run.testBranchSha === null) return;
   const verdict = judgeRun(run.requiredStatuses, run.reports);
-  if (verdict.kind === "succeeded") succeedRun(draft, run);
-  else if (verdict.kind === "failed") {
+  if (verdict.kind === "succeeded") {
+    if (usesProofPlanner(draft.state.settings)) onProofRunPassed(draft, run);
+    else succeedRun(draft, run);
+  } else if (verdict.kind === "failed") {
     const detail = `Required status ${verdict.name} failed: ${verdict.url}`;
     // Test health may show the failure flaky (flake-evidence.ts): tested again, or held for an upload.
     if (!deferFailureToEvidence(draft, run, detail)) failRunTests(draft, runId, "tests_failed", detail);

@@ -1,7 +1,12 @@
 export type QueueMode = "single" | "parallel";
 export type MergeMethod = "merge_commit" | "squash" | "rebase";
 export type DirectMergeMode = "off" | "always";
-export type OptimizationMode = "off" | "bisection_skip_redundant_tests";
+/**
+ * `separate_proof` and `auto` (ours) plan runs apart from the FIFO chain: each run is the target, the PRs already
+ * proven good and one group of unproven PRs (see proof-planner.ts); `auto` also sizes the groups and chooses
+ * speculation from the rates the queue observes, and ignores the batching knobs.
+ */
+export type OptimizationMode = "off" | "bisection_skip_redundant_tests" | "separate_proof" | "auto";
 
 /** The settings of one queue (contract 4); validation of ranges is the API's job. */
 export interface QueueSettings {
@@ -35,6 +40,17 @@ export interface QueueSettings {
    * `batchingMinSize` (see batching.ts).
    */
   readonly adaptiveBatching: boolean;
+}
+
+/**
+ * Whether the proof planner plans this queue's runs. Parallel mode keeps its lanes' FIFO chains: the planner
+ * tests one target.
+ */
+export function usesProofPlanner(settings: QueueSettings): boolean {
+  return (
+    settings.mode === "single" &&
+    (settings.optimizationMode === "separate_proof" || settings.optimizationMode === "auto")
+  );
 }
 
 /** The queue's own required statuses (`merge_instance`, contract 5.3); null: the repo's apply. */

@@ -95,6 +95,33 @@ export interface DirectMergeCheck {
   readonly why: string;
 }
 
+/** What the PR's own CI said on its head commit, as the shell saw it (a webhook about a queued PR's head). */
+export type HeadCheckOutcome = "success" | "failure";
+
+export interface HeadChecks {
+  readonly headSha: string;
+  readonly outcome: HeadCheckOutcome;
+}
+
+/**
+ * What the proof planner learned of a PR from runs (see proof-planner.ts, failure-odds.ts). Absent: nothing yet.
+ */
+export interface PrEvidence {
+  /** Failed runs that only this PR can explain: every other unproven PR tested in them passed since. */
+  readonly pinnedFailures: number;
+  /**
+   * Failed runs that hold it and some other unproven PRs, each as those PRs (itself among them) less the ones
+   * proven since, while nothing explains the failure otherwise (none of them failed for good, no part of them
+   * without it failed since). One narrowed down to itself alone becomes a pinned failure.
+   */
+  readonly failedSets: readonly (readonly number[])[];
+  /** Runs that held it unproven and failed, and that passed with it: its retest history. */
+  readonly failedRuns: number;
+  readonly passedRuns: number;
+  /** Its own CI on its head commit, when the shell reported it. */
+  readonly headChecks: HeadChecks | null;
+}
+
 /** The latest submission of one PR number. */
 export interface PullRequestEntry {
   readonly submissionId: string;
@@ -128,6 +155,8 @@ export interface PullRequestEntry {
    * bisection pool, while the PRs behind it are tested without it (see bisection.ts). Absent: false.
    */
   readonly sidelined?: boolean;
+  /** Proof planner: what runs (and its own CI) told of it. Absent: nothing yet. */
+  readonly evidence?: PrEvidence;
   /** A cancellation that arrived while its merge was in flight; applied if the merge fails. */
   readonly cancelRequest: CancelReason | null;
   /** Absent: never considered for a direct merge. */

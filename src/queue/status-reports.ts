@@ -38,7 +38,7 @@ const FAILING_CONCLUSIONS: ReadonlySet<string> = new Set([
 const FAILING_STATES: ReadonlySet<string> = new Set(["failure", "error"]);
 
 /** Contract 5.3; anything GitHub may add later (e.g. `stale`) counts as not finished. */
-function outcomeOf(report: StatusReport): ReportOutcome {
+export function outcomeOf(report: StatusReport): ReportOutcome {
   if (report.kind === "status") {
     if (report.state === "success") return "success";
     return FAILING_STATES.has(report.state) ? "failure" : "pending";

@@ -2,6 +2,7 @@ import { startBisections } from "./bisection.ts";
 import { onBranchRulesRead } from "./branch-rules.ts";
 import { onCancelRequested, onRestartRequested } from "./cancellation.ts";
 import type { QueueCommand } from "./commands.ts";
+import { onHeadChecksObserved } from "./head-checks.ts";
 import { directMergeUnderway, onDirectMergeChecked, planDirectMerge } from "./direct-merge.ts";
 import { QueueDraft } from "./draft.ts";
 import type { QueueEvent } from "./events.ts";
@@ -9,6 +10,7 @@ import { resolvePendingFailures } from "./failures.ts";
 import { onRunFailuresExplained } from "./flake-evidence.ts";
 import { onMergeFailed, onMergeSucceeded, planMerge } from "./merging.ts";
 import { notifyTransitions } from "./notifications.ts";
+import { planProofLanding, startProofRuns } from "./proof-planner.ts";
 import { applyPendingMode, onQueueUpdated } from "./queue-control.ts";
 import {
   onRequiredStatusesResolved,
@@ -18,6 +20,7 @@ import {
   onTick,
   startRuns,
 } from "./runs.ts";
+import { usesProofPlanner } from "./settings.ts";
 import type { QueueState } from "./state.ts";
 import { onImpactedTargetsSet, onMergeabilityObserved, onSubmitted } from "./submissions.ts";
 import { onTargetMoved } from "./target-branch.ts";
@@ -58,6 +61,8 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
       return onMergeFailed(draft, event.mergeId, event.prNumber, event.failure);
     case "direct_merge_checked":
       return onDirectMergeChecked(draft, event.prNumber, event, event.facts);
+    case "pr_head_checks_observed":
+      return onHeadChecksObserved(draft, event.prNumber, event.headSha, event.outcome);
     case "branch_rules_read":
       return onBranchRulesRead(draft, event.rules);
     case "run_failures_explained":
@@ -75,6 +80,10 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
  * state at rest it changes nothing, so a repeated event stays a no-op.
  */
 function settle(draft: QueueDraft): void {
+  if (usesProofPlanner(draft.state.settings)) {
+    settleProof(draft);
+    return;
+  }
   let revision: number;
   do {
     revision = draft.revision;
@@ -84,6 +93,21 @@ function settle(draft: QueueDraft): void {
     startBisections(draft);
     planDirectMerge(draft);
     if (!directMergeUnderway(draft.state)) startRuns(draft);
+  } while (draft.revision !== revision);
+}
+
+/**
+ * The proof planner's settle: it decides failures as runs end (proof-verdicts.ts), so there are only landings,
+ * a mode switch, a direct merge and new runs to plan, again until nothing changes.
+ */
+function settleProof(draft: QueueDraft): void {
+  let revision: number;
+  do {
+    revision = draft.revision;
+    planProofLanding(draft);
+    applyPendingMode(draft);
+    planDirectMerge(draft);
+    if (!directMergeUnderway(draft.state)) startProofRuns(draft);
   } while (draft.revision !== revision);
 }
 

@@ -20,6 +20,7 @@ export type EntryPatch = Partial<
     | "impactedTargets"
     | "sidelined"
     | "directMerge"
+    | "evidence"
   >
 >;
 

@@ -14,9 +14,17 @@ export interface CiRun {
   /** When it reports (or would have). */
   readonly endsAt: number;
   readonly passes: boolean;
+  /**
+   * Its first attempt failed only by known-flaky tests, so it was tested again on the same commit: the flake
+   * evidence played inside CI (see `SimulationModel.knownFlaky`). It counts as two runs.
+   */
+  readonly retried: boolean;
   /** When it was cancelled, if before `endsAt`. */
   cancelledAt: number | null;
 }
+
+/** A retry's luck is drawn apart from the attempts of the queue's own runs. */
+const RETRY_ATTEMPTS = 1_000_000;
 
 export class SimulatedCi {
   readonly runs: CiRun[] = [];
@@ -37,13 +45,17 @@ export class SimulatedCi {
     const attempt = this.attempts.get(setKey) ?? 0;
     this.attempts.set(setKey, attempt + 1);
     const draw = drawCi(this.day, commit.content, attempt);
+    // Known-flaky failures are evidence only where nothing broken failed too: a broken PR's run fails anyway.
+    const retried = !commit.broken && draw.knownFlake;
+    const retry = retried ? drawCi(this.day, commit.content, attempt + RETRY_ATTEMPTS) : null;
     const run: CiRun = {
       branch,
       sha: commit.sha,
       content: commit.content,
       startedAt: now,
-      endsAt: now + draw.durationMs,
-      passes: !commit.broken && !draw.flaky,
+      endsAt: now + draw.durationMs + (retry?.durationMs ?? 0),
+      passes: !commit.broken && !(retry ?? draw).flaky,
+      retried,
       cancelledAt: null,
     };
     this.runs.push(run);

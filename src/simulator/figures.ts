@@ -37,7 +37,10 @@ export function figuresOf(days: readonly DayOutcome[]): Figures {
     .filter((pr) => !pr.broken)
     .map((pr) => ((pr.decidedAt as number) - pr.arrivesAt) / MINUTE_MS)
     .sort((a, b) => a - b);
-  const runs = days.reduce((sum, day) => sum + day.ciRuns.length, 0);
+  const runs = days.reduce(
+    (sum, day) => sum + day.ciRuns.reduce((count, run) => count + (run.retried ? 2 : 1), 0),
+    0,
+  );
   const minutes = days.reduce((sum, day) => sum + day.ciMinutes, 0);
   return {
     days: days.length,

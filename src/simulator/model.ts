@@ -23,6 +23,30 @@ export interface SimulationModel {
   readonly ciDurations: readonly number[] | null;
   /** In a policy with lanes: probability that a PR impacts every target (a build file, a shared library). */
   readonly impactsAll: number;
+  /** Evidence: the share of broken PRs whose own CI on their head already failed (0: the queue is told nothing). */
+  readonly headCiFailed: number;
+  /** Evidence: the share of flaky failures whose failing tests test health knows as flaky (0: none). */
+  readonly knownFlaky: number;
+}
+
+/** The same model with no evidence at all: the queue learns from its runs' results only. */
+export function withoutEvidence(model: SimulationModel): SimulationModel {
+  return { ...model, headCiFailed: 0, knownFlaky: 0 };
+}
+
+export function hasEvidence(model: SimulationModel): boolean {
+  return model.headCiFailed > 0 || model.knownFlaky > 0;
+}
+
+/**
+ * What the PR's own CI said on its head, when the model gives evidence: a broken PR's failed with the share
+ * `headCiFailed`, a good PR's only by a flake. A pure function of the seed and the PR. Null without evidence.
+ */
+export function headCiOf(day: Day, pr: SimulatedPr): "success" | "failure" | null {
+  const { headCiFailed, flaky } = day.model;
+  if (headCiFailed <= 0) return null;
+  const u = unitOf([day.seed, 0x4ead, pr.number]);
+  return u < (pr.broken ? headCiFailed : flaky) ? "failure" : "success";
 }
 
 export interface SimulatedPr {
@@ -78,6 +102,8 @@ export function impactedTargetsOf(day: Day, prNumber: number, lanes: number): re
 export interface CiDraw {
   readonly durationMs: number;
   readonly flaky: boolean;
+  /** A flake whose failing tests test health knows as flaky (`knownFlaky`). */
+  readonly knownFlake: boolean;
 }
 
 /**
@@ -92,5 +118,10 @@ export function drawCi(day: Day, contentKey: readonly [number, number], attempt:
     ciDurations !== null && ciDurations.length > 0
       ? (ciDurations[Math.floor(u * ciDurations.length)] as number)
       : ciMinutes * (1 - jitter + 2 * jitter * u);
-  return { durationMs: Math.round(minutes * MINUTE_MS), flaky: unitOf([...words, 0xf1]) < flaky };
+  const flake = unitOf([...words, 0xf1]) < flaky;
+  return {
+    durationMs: Math.round(minutes * MINUTE_MS),
+    flaky: flake,
+    knownFlake: flake && unitOf([...words, 0xe71d]) < day.model.knownFlaky,
+  };
 }

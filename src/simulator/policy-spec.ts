@@ -66,6 +66,8 @@ const SETTERS: Readonly<Record<string, Setter>> = {
   bisection,
   "bisection-concurrency": bisection,
   "skip-redundant-tests": skipRedundant,
+  proof: (value) => ({ optimizationMode: flag(value) ? "separate_proof" : "off" }),
+  auto: (value) => ({ optimizationMode: flag(value) ? "auto" : "off" }),
   confirm: (value) => ({ confirmFailures: flag(value) }),
   "confirm-failures": (value) => ({ confirmFailures: flag(value) }),
   adaptive: (value) => ({ adaptiveBatching: flag(value) }),

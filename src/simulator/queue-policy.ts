@@ -8,7 +8,7 @@ import { SimulatedCi } from "./ci.ts";
 import type { SimulatedWorld } from "./commands.ts";
 import { CI_STATUS, ciReport, interpret } from "./commands.ts";
 import type { Day, SimulatedPr } from "./model.ts";
-import { HOUR_MS, impactedTargetsOf } from "./model.ts";
+import { HOUR_MS, headCiOf, impactedTargetsOf } from "./model.ts";
 import type { DayOutcome, PrFate, PrOutcome } from "./outcome.ts";
 import { endOfDay, queueLengthOf } from "./outcome.ts";
 import { SimulatedRepository } from "./repository.ts";
@@ -113,6 +113,9 @@ export function playQueue(
     const { at, item } = due;
     if (item.kind === "arrival") {
       deliver(submission(item.pr), at);
+      // Its own CI on its head, when the model gives that evidence.
+      const headCi = headCiOf(day, item.pr);
+      if (headCi !== null) deliver(headChecks(item.pr, headCi), at);
       // As CI would, once the PR is submitted: its targets for its head (contract 5.7).
       if (lanes !== undefined) deliver(targetsUpload(day, item.pr, lanes), at);
     } else if (item.kind === "report") {
@@ -145,6 +148,10 @@ function targetsUpload(day: Day, pr: SimulatedPr, lanes: number): QueueEvent {
     headSha: headShaOf(pr),
     targets: impactedTargetsOf(day, pr.number, lanes),
   };
+}
+
+function headChecks(pr: SimulatedPr, outcome: "success" | "failure"): QueueEvent {
+  return { type: "pr_head_checks_observed", prNumber: pr.number, headSha: headShaOf(pr), outcome };
 }
 
 function headShaOf(pr: SimulatedPr): string {

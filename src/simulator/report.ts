@@ -1,6 +1,6 @@
 // The comparison as the command prints it: one line describing the day, one row per policy.
 import type { Figures } from "./figures.ts";
-import type { SimulationModel } from "./model.ts";
+import { hasEvidence, type SimulationModel } from "./model.ts";
 import type { Comparison, PolicyResult } from "./simulate.ts";
 
 /** A model parameter as the user would write it: 10%, 2.5%. */
@@ -15,11 +15,14 @@ export function describeModel(model: SimulationModel, seeds: readonly number[], 
       : `CI ${model.ciMinutes} min ±${percent(model.jitter)}`;
   const conflicts = model.conflicts > 0 ? `, ${percent(model.conflicts)} of pairs conflict` : "";
   const all = lanes ? `, ${percent(model.impactsAll)} impact ALL` : "";
+  const evidence = hasEvidence(model)
+    ? `; evidence (+evidence rows): ${percent(model.headCiFailed)} of broken PRs' own CI failed, ${percent(model.knownFlaky)} of flakes on known-flaky tests`
+    : "";
   const days =
     seeds.length === 1
       ? `seed ${seeds[0]}`
       : `${seeds.length} days pooled (seeds ${seeds[0]}–${seeds.at(-1)})`;
-  return `${model.hours} h at ${Number(model.arrivalsPerHour.toFixed(2))} PRs/h, ${ci}, ${percent(model.broken)} broken, ${percent(model.flaky)} flaky${conflicts}${all}; ${days}`;
+  return `${model.hours} h at ${Number(model.arrivalsPerHour.toFixed(2))} PRs/h, ${ci}, ${percent(model.broken)} broken, ${percent(model.flaky)} flaky${conflicts}${all}${evidence}; ${days}`;
 }
 
 interface Column {

@@ -4,7 +4,7 @@ import { DEFAULT_QUEUE_SETTINGS } from "../queue/index.ts";
 import type { Figures } from "./figures.ts";
 import { figuresOf } from "./figures.ts";
 import type { Day, SimulationModel } from "./model.ts";
-import { generateDay } from "./model.ts";
+import { generateDay, hasEvidence, withoutEvidence } from "./model.ts";
 import type { DayOutcome } from "./outcome.ts";
 import type { PolicySpec } from "./policy-spec.ts";
 import type { StepFunction } from "./queue-policy.ts";
@@ -71,21 +71,34 @@ function played(
 export function compare(request: ComparisonRequest): Comparison {
   const seeds = Array.from({ length: request.days }, (_, index) => request.seed + index);
   const days = seeds.map((seed) => generateDay(request.model, seed));
+  // The references know every outcome in advance (oracle) or know nothing (serial): evidence changes neither.
+  const referenceDays = days.map((day) => ({ ...day, model: withoutEvidence(day.model) }));
   const slotCounts = [...new Set([1, ...request.policies.map((policy) => slotsOf(policy.settings))])].sort(
     (a, b) => a - b,
   );
   const oracles = slotCounts.map((slots) =>
-    played(`oracle k=${slots}`, true, slots, days, (day) => playOracle(day, slots)),
+    played(`oracle k=${slots}`, true, slots, referenceDays, (day) => playOracle(day, slots)),
   );
-  const rows = [
-    ...oracles,
-    played("serial", true, 1, days, playSerial),
-    ...request.policies.map((policy) =>
-      played(policy.label, false, slotsOf(policy.settings), days, (day) =>
-        playQueue(day, policy.settings, request.step, policy.lanes),
+  // With evidence in the model every policy is played without it too, so that no figure rests on it alone.
+  const evidence = hasEvidence(request.model);
+  const policyRows = request.policies.flatMap((policy) =>
+    (evidence ? [false, true] : [false]).map((withEvidence) =>
+      played(
+        withEvidence ? `${policy.label} +evidence` : policy.label,
+        false,
+        slotsOf(policy.settings),
+        days,
+        (day) =>
+          playQueue(
+            withEvidence ? day : { ...day, model: withoutEvidence(day.model) },
+            policy.settings,
+            request.step,
+            policy.lanes,
+          ),
       ),
     ),
-  ];
+  );
+  const rows = [...oracles, played("serial", true, 1, referenceDays, playSerial), ...policyRows];
   const oracleRate = (slots: number) =>
     oracles.find((oracle) => oracle.slots === slots)?.figures.mergedPerHour ?? 0;
   return {

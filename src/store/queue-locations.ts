@@ -44,19 +44,27 @@ export async function findQueueLocation(
     .executeTakeFirst();
 }
 
-/** In-progress runs testing the commits (no PR number), then not-ready PRs at them. */
+/** PR states of a queued PR: its own CI results count for its odds in the queue. */
+const QUEUED_STATES = ["not_ready", "pending", "testing", "tests_passed", "pending_failure"];
+
+/** In-progress runs testing the commits (no PR number), then queued PRs at them. */
 const concernedBy = preparedListQuery((db, shas) =>
   db
     .selectFrom("test_runs")
-    .select(["test_branch_sha as sha", "queue_id as queueId", sql<number | null>`null`.as("prNumber")])
+    .select([
+      "test_branch_sha as sha",
+      "queue_id as queueId",
+      sql<number | null>`null`.as("prNumber"),
+      sql<string | null>`null`.as("state"),
+    ])
     .where("test_branch_sha", "in", shas)
     .where("status", "=", "in_progress")
     .unionAll(
       db
         .selectFrom("pull_request_submissions")
-        .select(["pr_sha as sha", "queue_id as queueId", "pr_number as prNumber"])
+        .select(["pr_sha as sha", "queue_id as queueId", "pr_number as prNumber", "state"])
         .where("pr_sha", "in", shas)
-        .where("state", "=", "not_ready"),
+        .where("state", "in", QUEUED_STATES),
     ),
 );
 
@@ -67,6 +75,8 @@ const concernedBy = preparedListQuery((db, shas) =>
 export interface CommitConcerns {
   testing: string[];
   notReady: { queueId: string; prNumber: number }[];
+  /** Every queued PR whose head it is, not-ready ones too. */
+  queued: { queueId: string; prNumber: number }[];
 }
 
 /** What concerns each of the commits, in one read (one per CI webhook, or per several gathered). */
@@ -75,15 +85,28 @@ export async function commitsConcerns(
   shas: readonly string[],
 ): Promise<Map<string, CommitConcerns>> {
   const concerns = new Map(
-    shas.map((sha) => [sha, { testing: new Set<string>(), notReady: [] as CommitConcerns["notReady"] }]),
+    shas.map((sha) => [
+      sha,
+      {
+        testing: new Set<string>(),
+        notReady: [] as CommitConcerns["notReady"],
+        queued: [] as CommitConcerns["queued"],
+      },
+    ]),
   );
-  for (const { sha, queueId, prNumber } of await concernedBy(connection, shas)) {
+  for (const { sha, queueId, prNumber, state } of await concernedBy(connection, shas)) {
     const concern = concerns.get(sha!)!;
     if (prNumber === null) concern.testing.add(queueId);
-    else concern.notReady.push({ queueId, prNumber });
+    else {
+      concern.queued.push({ queueId, prNumber });
+      if (state === "not_ready") concern.notReady.push({ queueId, prNumber });
+    }
   }
   return new Map(
-    [...concerns].map(([sha, { testing, notReady }]) => [sha, { testing: [...testing], notReady }]),
+    [...concerns].map(([sha, { testing, notReady, queued }]) => [
+      sha,
+      { testing: [...testing], notReady, queued },
+    ]),
   );
 }
 

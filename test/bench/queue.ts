@@ -78,6 +78,9 @@ const POLICIES = parsePolicies(
     "k=8,batch=2,wait=1,skip-redundant-tests,confirm,optimistic,d=1",
     "k=8,batch=4,wait=1,skip-redundant-tests,confirm,optimistic,d=1",
     "k=8,batch=8,wait=1,skip-redundant-tests,confirm,optimistic,d=1,adaptive",
+    // The proof planner (docs/queue-policy.md): groups of 4, and auto.
+    "k=8,proof,batch=4",
+    "k=8,auto",
   ].join(";"),
 );
 

@@ -60,11 +60,11 @@ describe.each(testDialects)("CI webhooks on %s", (dialect) => {
       github: { pullRequest: async () => null },
     } as unknown as WebhookDependencies;
     const direct = registerCiEvents({ on: () => {} } as unknown as Probot, deps);
-    const status = (id: number, sha: string) =>
+    const status = (id: number, sha: string, state = "pending") =>
       direct.get("status")!({
         id: `delivery-${id}`,
         name: "status",
-        payload: { id, sha, context: "job", state: "pending", target_url: null },
+        payload: { id, sha, context: "job", state, target_url: null },
       } as never);
     return { status, dispatched, counter };
   }
@@ -86,6 +86,20 @@ describe.each(testDialects)("CI webhooks on %s", (dialect) => {
       [widgets, [1]],
       [gadgets, [2]],
       [widgets, [4]],
+    ]);
+  });
+
+  it("tells the queue a finished result on a queued PR's own head, for its odds, and nothing while pending", async () => {
+    // aQueueTesting queues PR #1 at head-1.
+    const widgets = await aQueueTesting("widgets", "sha-w");
+    const { status, dispatched } = handlers();
+
+    await status(1, "head-1", "pending");
+    await status(2, "head-1", "failure");
+    await status(3, "head-2", "failure");
+
+    expect(dispatched).toEqual([
+      [widgets, [{ type: "pr_head_checks_observed", prNumber: 1, headSha: "head-1", outcome: "failure" }]],
     ]);
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import type { PullRequestEntry, QueueState, TestRun } from "../../src/queue/index.ts";
+import { usesProofPlanner } from "../../src/queue/settings.ts";
 
 const STARTED = new Set(["testing", "tests_passed", "pending_failure"]);
 const WAITING = new Set(["not_ready", "pending"]);
@@ -122,8 +123,9 @@ function checkRuns(state: QueueState, limits: RunLimits): void {
     );
     const content = [...own.dependsOn, ...own.prs.map((tested) => tested.number)];
     expect(content).toContain(prNumber);
-    // A suspect is tested on the base of the run it failed in, which the stack may have left.
-    if (pr.sidelined === true) return;
+    // A suspect is tested on the base of the run it failed in, which the stack may have left. The proof planner
+    // builds on proofs (and, speculating, on a run in flight), not on the line: lane-checks.ts checks its bases.
+    if (pr.sidelined === true || usesProofPlanner(state.settings)) return;
     // What a live run was built on is still there: merged, or started ahead of it.
     const index = own.dependsOn.indexOf(prNumber);
     for (const ahead of index < 0 ? own.dependsOn : own.dependsOn.slice(0, index)) {
@@ -173,6 +175,15 @@ function checkMerging(state: QueueState): void {
   if (state.merging === null) return;
   const group = state.merging.prNumbers.map((prNumber) => entry(state, prNumber));
   for (const pr of group) expect(pr.state).toBe("tests_passed");
+  // The proof planner lands what a run proved, whatever their places in the line: the run's whole content.
+  if (usesProofPlanner(state.settings)) {
+    const landing = run(state, state.merging.runId);
+    const content = [...landing.dependsOn, ...landing.prs.map((tested) => tested.number)];
+    expect(content.slice(-state.merging.prNumbers.length), "a landing is what its run tested").toEqual(
+      state.merging.prNumbers,
+    );
+    return;
+  }
   const positions = group.map((pr) => state.line.indexOf(pr.number));
   expect(positions, "a merge in flight is in line order").toEqual([...positions].sort((a, b) => a - b));
   group.forEach((member, index) => {

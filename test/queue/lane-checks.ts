@@ -1,5 +1,6 @@
 import { expect } from "vitest";
-import type { QueueMode, QueueState } from "../../src/queue/index.ts";
+import type { QueueMode, QueueState, TestRun } from "../../src/queue/index.ts";
+import { usesProofPlanner } from "../../src/queue/settings.ts";
 import type { FakeGitHub } from "./fake-github.ts";
 import { change } from "./fake-github.ts";
 
@@ -29,6 +30,37 @@ function prOf(token: string): number {
 }
 
 /**
+ * The proof planner builds every run on the proven PRs and one group: either unproven PRs (a group) on every
+ * proven PR, or proven PRs alone (a landing run), or a group on the content of a run in flight (speculation). Its merges follow proofs, not the line (see proof-planner.ts).
+ */
+function checkProofRun(state: QueueState, runId: string): void {
+  const run = state.runs[runId] as TestRun;
+  const proven = (prNumber: number) => {
+    const pr = state.prs[prNumber];
+    return pr?.state === "tests_passed" || (pr?.state === "testing" && pr.passingRunId !== null);
+  };
+  const own = run.prs.map((pr) => pr.number);
+  if (run.baseRunId !== null) {
+    // A speculative run: a fresh group on top of a run in flight, holding exactly that run's content.
+    const base = state.runs[run.baseRunId] as TestRun;
+    expect(run.dependsOn, `speculative run ${runId} holds its base run`).toEqual([
+      ...base.dependsOn,
+      ...base.prs.map((pr) => pr.number),
+    ]);
+    for (const prNumber of own) expect(proven(prNumber), `#${prNumber} in group run ${runId}`).toBe(false);
+    return;
+  }
+  for (const prNumber of run.dependsOn)
+    expect(proven(prNumber), `#${prNumber} under run ${runId} is proven`).toBe(true);
+  if (own.every(proven)) expect(run.dependsOn, `landing run ${runId} holds proven PRs only`).toEqual([]);
+  else {
+    for (const prNumber of own) expect(proven(prNumber), `#${prNumber} in group run ${runId}`).toBe(false);
+    const all = state.line.filter(proven).filter((prNumber) => !own.includes(prNumber));
+    expect([...run.dependsOn].sort(), `group run ${runId} is built on every proven PR`).toEqual(all.sort());
+  }
+}
+
+/**
  * Contract 5.7, checked against the facts of the fake GitHub (what each PR's code impacts), not the queue's
  * own view of them: a run depends on exactly the PRs ahead in its lane closure (every one in single mode), so
  * PRs of disjoint lanes never wait for each other; and a PR merges only after every PR that was ahead of it
@@ -55,6 +87,10 @@ export class LaneChecks {
       const isNew = before.runs[run.id] === undefined && run.status === "in_progress";
       if (!isNew || run.purpose !== undefined) continue;
       const own = run.prs.map((pr) => pr.number);
+      if (usesProofPlanner(after.settings)) {
+        checkProofRun(after, run.id);
+        continue;
+      }
       const ahead = started.slice(0, started.indexOf(own[0] as number)).map(tokenOf);
       const mode = after.settings.mode;
       this.starts.set(run.id, { ahead, mode });

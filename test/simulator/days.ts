@@ -12,6 +12,8 @@ export const stressDay: SimulationModel = {
   conflicts: 0,
   ciDurations: null,
   impactsAll: 0.1,
+  headCiFailed: 0,
+  knownFlaky: 0,
 };
 
 /** The stress day's CI at 10 PRs/h. */

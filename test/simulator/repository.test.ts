@@ -15,6 +15,8 @@ const day: Day = {
     conflicts: 0,
     ciDurations: null,
     impactsAll: 0.1,
+    headCiFailed: 0,
+    knownFlaky: 0,
   },
   prs: [1, 2].map((number) => ({ number, arrivesAt: 0, broken: false })),
 };

@@ -1,6 +1,6 @@
 // CI results on test branches: `status`, `check_run` and `check_suite` webhooks (contract 5.3).
 import type { Probot } from "probot";
-import type { QueueEvent } from "../../queue/index.ts";
+import { outcomeOf, type QueueEvent, type StatusReport } from "../../queue/index.ts";
 import { gatheredReads } from "../../store/gathered-reads.ts";
 import { type CommitConcerns, commitsConcerns, queueLocation } from "../../store/queue-locations.ts";
 import { checkRunReport, commitStatusReport } from "../check-payloads.ts";
@@ -24,16 +24,30 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): Direct
   const on = onEachDelivery(app, deps);
   // A burst's deliveries about different commits, arriving while one read is on its way, share the next.
   const concernsOf = gatheredReads((shas) => commitsConcerns(store, shas));
-  const nothing: CommitConcerns = { testing: [], notReady: [] };
+  const nothing: CommitConcerns = { testing: [], notReady: [], queued: [] };
   const commitConcerns = async (sha: string) => (await concernsOf(sha)) ?? nothing;
 
   /**
-   * Results about a commit concern the queues with a run testing it. On a queued PR's own head they may
-   * make it mergeable, which GitHub announces with no webhook: the PR is read again.
+   * Results about a commit concern the queues with a run testing it. On a queued PR's own head they count for
+   * its odds (a finished result, as `pr_head_checks_observed`), and may make it mergeable, which GitHub
+   * announces with no webhook: the PR is read again.
    */
-  const report = async (delivery: { id: string; name: string }, sha: string, events: QueueEvent[]) => {
-    const { testing, notReady } = await commitConcerns(sha);
+  const report = async (
+    delivery: { id: string; name: string },
+    sha: string,
+    found: StatusReport,
+    events: QueueEvent[],
+  ) => {
+    const { testing, notReady, queued } = await commitConcerns(sha);
     for (const queueId of testing) await engine.dispatch(queueId, events, deliveryOf(delivery));
+    const outcome = outcomeOf(found);
+    if (outcome !== "pending") {
+      for (const { queueId, prNumber } of queued) {
+        await engine.dispatch(queueId, [
+          { type: "pr_head_checks_observed", prNumber, headSha: sha, outcome },
+        ]);
+      }
+    }
     for (const { queueId, prNumber } of notReady) {
       const location = await queueLocation(store.db, queueId);
       const pr = location === undefined ? null : await github.pullRequest(location, prNumber);
@@ -65,8 +79,9 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): Direct
       "status",
       async (delivery: Delivery) => {
         const status = delivery.payload as StatusPayload;
-        await report(delivery, status.sha, [
-          { type: "status_reported", sha: status.sha, report: commitStatusReport(status) },
+        const found = commitStatusReport(status);
+        await report(delivery, status.sha, found, [
+          { type: "status_reported", sha: status.sha, report: found },
         ]);
       },
     ],
@@ -74,12 +89,9 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): Direct
       "check_run",
       async (delivery: Delivery) => {
         const run = (delivery.payload as CheckRunPayload).check_run;
-        await report(delivery, run.head_sha, [
-          {
-            type: "status_reported",
-            sha: run.head_sha,
-            report: checkRunReport({ ...run, conclusion: run.conclusion ?? null }),
-          },
+        const found = checkRunReport({ ...run, conclusion: run.conclusion ?? null });
+        await report(delivery, run.head_sha, found, [
+          { type: "status_reported", sha: run.head_sha, report: found },
         ]);
       },
     ],

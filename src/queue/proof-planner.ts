@@ -1,0 +1,258 @@
+// The proof planner (optimizationMode `separate_proof` and `auto`): proof separated from landing. Every run is
+// the target, the PRs already proven good (they passed a run) and ONE group of unproven PRs, so a failure blames
+// that group alone (or a flake) and never the runs beside it, which go on. A failed group is split and retested
+// (proof-verdicts.ts). A passed run lands everything it holds when the target still is what it was built on (the
+// Not Rocket Science rule); otherwise its PRs join the proven set and land with the next run that passes. Every
+// run, the retests of suspects included, takes one of the `concurrency` slots, in one order: oldest PR first.
+// A slot nothing else needs tests the proven PRs alone, so that they land.
+import type { QueueDraft } from "./draft.ts";
+import type { QueueRates } from "./failure-odds.ts";
+import {
+  RISKY,
+  bestGroupSize,
+  evidenceOf,
+  groupPassProbability,
+  probabilityBroken,
+  queueRates,
+} from "./failure-odds.ts";
+import { mergeNext, type MergePlan } from "./merging.ts";
+import { compareQueueOrder } from "./ordering.ts";
+import { isProven, isSuspect } from "./proof-verdicts.ts";
+import { endRun, inProgressRuns, retireRun } from "./run-lifecycle.ts";
+import { canStartRuns, startRun } from "./runs.ts";
+import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
+import { isTerminal } from "./state.ts";
+import { targetOfRun } from "./tested-content.ts";
+import { transition } from "./transitions.ts";
+
+/** `auto` never tests more unproven PRs together than this. */
+export const AUTO_MAX_GROUP = 16;
+
+function entry(state: QueueState, prNumber: number): PullRequestEntry {
+  return state.prs[prNumber] as PullRequestEntry;
+}
+
+/** The proven PRs, in the order they were proven: what every new run is built on. */
+export function provenPrs(state: QueueState): number[] {
+  return state.line.filter((prNumber) => isProven(entry(state, prNumber)));
+}
+
+function sameSet(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((member, index) => member === b[index]);
+}
+
+/** PRs waiting for a run of the planner: fresh ones and suspects, oldest (by priority, then submission) first. */
+function candidates(state: QueueState): PullRequestEntry[] {
+  return state.line
+    .map((prNumber) => entry(state, prNumber))
+    .filter((pr) => pr.state === "pending" || (pr.state === "pending_failure" && pr.sidelined === true))
+    .sort(compareQueueOrder);
+}
+
+/**
+ * How many fresh PRs go in one group: `separate_proof` takes `batchingMinSize` with batching on, else one;
+ * `auto` takes the size that proves the most PRs per run at the observed rates, but no more than spreads the
+ * waiting PRs over the free slots (an idle slot costs nothing, and smaller groups land sooner).
+ */
+export function freshGroupSize(state: QueueState, rates: QueueRates, fresh: number, slots: number): number {
+  const { optimizationMode, batch, batchingMinSize } = state.settings;
+  if (optimizationMode !== "auto") return batch ? batchingMinSize : 1;
+  const best = bestGroupSize(rates.failureRate, rates, AUTO_MAX_GROUP);
+  return Math.max(1, Math.min(best, Math.ceil(fresh / Math.max(1, slots))));
+}
+
+/** What a suspect's next run is: part of its narrowest failed set, or itself alone. */
+interface SuspectPlan {
+  readonly group: number[];
+  /**
+   * It would go alone while PRs of its failed sets are still to be proven or failed elsewhere: each proof of
+   * them pins the failure on it at no cost, so it waits behind every other candidate.
+   */
+  readonly deferred: boolean;
+}
+
+/**
+ * A suspect's next run: the first half of the waiting holders of its narrowest failed set (null while a part of
+ * that set is testing: the rest waits for its answer), or itself alone.
+ */
+function suspectPlan(
+  state: QueueState,
+  pr: PullRequestEntry,
+  waiting: ReadonlySet<number>,
+): SuspectPlan | null {
+  const { failedSets } = evidenceOf(pr);
+  const set = [...failedSets].sort((a, b) => a.length - b.length)[0];
+  if (set === undefined) return { group: [pr.number], deferred: false };
+  const holders = set.filter((member) => {
+    const other = state.prs[member];
+    return other !== undefined && evidenceOf(other).failedSets.some((held) => sameSet(held, set));
+  });
+  if (holders.some((member) => state.prs[member]?.state === "testing")) return null;
+  const members = holders.filter((member) => waiting.has(member));
+  if (members.length > 1) return { group: members.slice(0, Math.ceil(members.length / 2)), deferred: false };
+  const unresolved = failedSets.some((held) =>
+    held.some((member) => member !== pr.number && !isTerminal(state.prs[member]?.state ?? "cancelled")),
+  );
+  return { group: [pr.number], deferred: unresolved };
+}
+
+/**
+ * The next group to test, from the oldest candidate: suspects of one failed set test its first half (the other
+ * half waits for the answer); a suspect left alone goes alone, after every other candidate while PRs it failed
+ * with are still to be decided; a fresh PR goes with the fresh PRs behind it up to the group size, but a risky
+ * one (odds of being broken above RISKY) goes alone. Null: nothing can start.
+ */
+export function nextGroup(state: QueueState, rates: QueueRates, slots: number): number[] | null {
+  const waiting = candidates(state);
+  const waitingNumbers = new Set(waiting.map((pr) => pr.number));
+  const fresh = waiting.filter((pr) => !isSuspect(pr));
+  let deferred: number[] | null = null;
+  for (const pr of waiting) {
+    if (isSuspect(pr)) {
+      const plan = suspectPlan(state, pr, waitingNumbers);
+      if (plan === null) continue;
+      if (!plan.deferred) return plan.group;
+      deferred ??= plan.group;
+      continue;
+    }
+    if (probabilityBroken(pr, rates) >= RISKY) return [pr.number];
+    const size = freshGroupSize(state, rates, fresh.length, slots);
+    return fresh
+      .filter((other) => other === pr || probabilityBroken(other, rates) < RISKY)
+      .slice(0, size)
+      .map((other) => other.number);
+  }
+  return deferred;
+}
+
+/** The target is still what the run was built on: nothing merged or pushed since it started. */
+function builtOnTarget(state: QueueState, run: TestRun): boolean {
+  return run.basisSha === state.target.basisSha && run.mergeCountAtStart === state.target.mergeCount;
+}
+
+/** Whether a run in flight, or passed and not merged yet, would land every proven PR on the target as it is. */
+function provenCovered(state: QueueState, proven: readonly number[]): boolean {
+  return Object.values(state.runs).some((run) => {
+    if (run.status !== "in_progress" && (run.status !== "succeeded" || run.branchDeleted)) return false;
+    const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
+    return proven.every((prNumber) => content.includes(prNumber)) && builtOnTarget(state, run);
+  });
+}
+
+/** How likely a run on the target must be to pass for a new group to be tested on top of it (speculation). */
+export const SPECULATE_AT = 0.8;
+
+/**
+ * Whether the planner speculates: `separate_proof` with `pendingFailureDepth` ≥ 1 only. `auto` never does: on
+ * the simulator's days it cost throughput and failed good PRs (docs/queue-policy.md).
+ */
+function speculates(state: QueueState): boolean {
+  return state.settings.optimizationMode === "separate_proof" && state.settings.pendingFailureDepth > 0;
+}
+
+/**
+ * The probable future to build a fresh group on: the run in flight on the target as it is, itself built on
+ * proven PRs only, that started first (it lands first if it passes) among those likely to pass (their unproven
+ * PRs' odds) at least SPECULATE_AT. If it lands, the group's run lands right after it, without a run of its own
+ * on the new target.
+ */
+function speculationBase(state: QueueState, rates: QueueRates): TestRun | undefined {
+  let best: TestRun | undefined;
+  for (const run of inProgressRuns(state)) {
+    if (run.testBranchSha === null || run.baseRunId !== null || !builtOnTarget(state, run)) continue;
+    if (!run.dependsOn.every((prNumber) => isProven(entry(state, prNumber)))) continue;
+    const unproven = run.prs.map((pr) => entry(state, pr.number)).filter((pr) => !isProven(pr));
+    const pass = groupPassProbability(
+      unproven.map((pr) => probabilityBroken(pr, rates)),
+      rates,
+    );
+    // The earliest started lands first when it passes: the others are then built on a target gone by.
+    if (pass >= SPECULATE_AT && (best === undefined || run.startedAt < best.startedAt)) best = run;
+  }
+  return best;
+}
+
+/** Starts groups while slots are free, then, with a slot left, a landing run of the proven PRs alone. */
+export function startProofRuns(draft: QueueDraft): void {
+  if (!canStartRuns(draft) || draft.state.merging !== null) return;
+  let slots = draft.state.settings.concurrency - inProgressRuns(draft.state).length;
+  if (slots <= 0) return;
+  const rates = queueRates(draft.state);
+  while (slots > 0) {
+    const group = nextGroup(draft.state, rates, slots);
+    if (group === null) break;
+    const retested = group.some((prNumber) =>
+      entry(draft.state, prNumber).history.some((step) => step.state === "testing"),
+    );
+    const fresh = !group.some((prNumber) => isSuspect(entry(draft.state, prNumber)));
+    const onRun = fresh && speculates(draft.state) ? speculationBase(draft.state, rates) : undefined;
+    const dependsOn =
+      onRun === undefined
+        ? provenPrs(draft.state)
+        : [...onRun.dependsOn, ...onRun.prs.map((pr) => pr.number)];
+    startRun(draft, group, undefined, { dependsOn, freshCommits: retested, ...(onRun ? { onRun } : {}) });
+    slots--;
+  }
+  const proven = draft.state.line.filter((prNumber) => entry(draft.state, prNumber).state === "tests_passed");
+  if (slots > 0 && proven.length > 0 && !provenCovered(draft.state, provenPrs(draft.state))) {
+    startRun(draft, proven, undefined, { dependsOn: [], freshCommits: true });
+  }
+}
+
+/**
+ * What a passed run lets land: everything it holds, all proven, when the target is still what it was built on
+ * (targetOfRun, and nothing merged since). Null when it never can: the target moved past that.
+ */
+function landingOf(state: QueueState, run: TestRun): MergePlan | null | undefined {
+  // Only on exactly the target it was built on (a landing since may have put other commits of its PRs there),
+  // or, for a speculative run, on the tested commit of the run it was built on, once that landed.
+  const onBase =
+    run.baseRunId !== null &&
+    run.basisSha === state.target.basisSha &&
+    state.runs[run.baseRunId]?.testBranchSha === state.target.headSha;
+  const target = builtOnTarget(state, run) || onBase ? targetOfRun(state, run) : null;
+  if (target === null) return null;
+  if (target.unmerged.length === 0) return undefined;
+  // One of it left the queue: it never lands.
+  if (target.unmerged.some((prNumber) => isTerminal(entry(state, prNumber).state))) return null;
+  if (!target.unmerged.every((prNumber) => isProven(entry(state, prNumber)))) return undefined;
+  const { mergeMethod } = state.settings;
+  const rewritten = run.mergeCountAtStart < (state.target.rewrittenUpTo ?? 0);
+  const fastForward = mergeMethod === "merge_commit" && !rewritten && target.prefixOfTestedCommit;
+  if (mergeMethod === "merge_commit" && !fastForward) return null;
+  return { run, prNumbers: target.unmerged, fastForward };
+}
+
+/**
+ * Lands the passed run holding the most PRs on what the target holds, and retires the passed runs that never
+ * can (their PRs stay proven). A proven PR retested by a landing run meanwhile leaves that run: it lands now.
+ */
+export function planProofLanding(draft: QueueDraft): void {
+  const state = draft.state;
+  if (state.merging !== null || state.status === "paused") return;
+  let best: MergePlan | undefined;
+  for (const run of Object.values(state.runs)) {
+    if (run.status !== "succeeded" || run.branchDeleted || run.testBranchSha === null) continue;
+    const plan = landingOf(state, run);
+    if (plan === null) retireRun(draft, run.id);
+    else if (plan !== undefined && plan.prNumbers.length > (best?.prNumbers.length ?? 0)) best = plan;
+  }
+  if (best === undefined) return;
+  const landingRuns = new Set(
+    best.prNumbers.flatMap((prNumber) => {
+      const pr = entry(state, prNumber);
+      return pr.state === "testing" && pr.testRunId !== null ? [pr.testRunId] : [];
+    }),
+  );
+  const detail = `Run ${best.run.id}, which holds it, passed on ${state.targetBranch}; it lands with it.`;
+  for (const runId of landingRuns) {
+    endRun(draft, runId, "cancelled", "superseded", detail);
+    for (const tested of state.runs[runId]?.prs ?? []) {
+      const pr = entry(draft.state, tested.number);
+      if (pr.state === "testing" && pr.testRunId === runId) {
+        transition(draft, tested.number, "tests_passed", "tests_passed", detail);
+      }
+    }
+  }
+  mergeNext(draft, best);
+}

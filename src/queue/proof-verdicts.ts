@@ -1,0 +1,261 @@
+// What the proof planner (proof-planner.ts) learns when one of its runs ends. A run holds the target, PRs
+// already proven good and one group of unproven PRs: a pass proves the group; a failure blames the group alone
+// (or a flake), never the proven PRs and never another run. Evidence accumulates on each PR (failure-odds.ts)
+// until its odds decide it.
+import { removeFromQueue } from "./abandonment.ts";
+import type { QueueDraft } from "./draft.ts";
+import { evidenceOf, queueRates, shouldReject } from "./failure-odds.ts";
+import { endRun, requireRun } from "./run-lifecycle.ts";
+import type { FailureReason, PrEvidence, PullRequestEntry, TestRun } from "./state.ts";
+
+type TestFailureReason = Extract<FailureReason, "tests_failed" | "timeout">;
+import { isTerminal } from "./state.ts";
+import { patchPr, requirePr, returnToWaiting, transition } from "./transitions.ts";
+
+/** Proven: it passed a run and has not left the queue's runs since (a landing run may be retesting it). */
+export function isProven(pr: PullRequestEntry): boolean {
+  return pr.state === "tests_passed" || (pr.state === "testing" && pr.passingRunId !== null);
+}
+
+/** A suspect: a failed run points at it, alone or with others, and it is waiting to be retested. */
+export function isSuspect(pr: PullRequestEntry): boolean {
+  const evidence = evidenceOf(pr);
+  return evidence.pinnedFailures > 0 || evidence.failedSets.length > 0;
+}
+
+function amend(draft: QueueDraft, prNumber: number, change: (evidence: PrEvidence) => PrEvidence): void {
+  patchPr(draft, prNumber, { evidence: change(evidenceOf(requirePr(draft, prNumber))) });
+}
+
+function numbered(prNumbers: readonly number[]): string {
+  return prNumbers.map((prNumber) => `#${prNumber}`).join(", ");
+}
+
+/** The members of a run still testing in it (one cancelled meanwhile left it). */
+function membersOf(draft: QueueDraft, run: TestRun): number[] {
+  return run.prs
+    .map((tested) => tested.number)
+    .filter((prNumber) => {
+      const pr = draft.pr(prNumber);
+      return pr?.state === "testing" && pr.testRunId === run.id;
+    });
+}
+
+/** The PRs a run was built on that are not proven (a speculative run's base group), still queued. */
+function unprovenAhead(draft: QueueDraft, run: TestRun): number[] {
+  return run.dependsOn.filter((prNumber) => {
+    const pr = draft.pr(prNumber);
+    return pr !== undefined && !isTerminal(pr.state) && !isProven(pr);
+  });
+}
+
+/** A proven PR whose landing run failed: the failure is a flake (or an interaction), it stays proven. */
+function backToProven(draft: QueueDraft, prNumber: number, run: TestRun): void {
+  transition(
+    draft,
+    prNumber,
+    "tests_passed",
+    "tests_passed",
+    `Run ${run.id}, of proven PRs only, failed; it stays proven and lands with the next run that passes.`,
+  );
+}
+
+/** A suspect waits on the side until the planner retests it (alone, or with part of its group). */
+function awaitRetest(draft: QueueDraft, prNumber: number, reason: TestFailureReason, detail: string): void {
+  const pr = requirePr(draft, prNumber);
+  if (pr.state === "pending_failure" && pr.sidelined === true) return;
+  transition(draft, prNumber, "pending_failure", reason, detail, { sidelined: true, passingRunId: null });
+}
+
+/** A suspect no failure points at any more goes back among the fresh PRs. */
+function clearSuspect(draft: QueueDraft, prNumber: number, why: string): void {
+  const pr = requirePr(draft, prNumber);
+  if (isSuspect(pr) || pr.state !== "pending_failure") return;
+  returnToWaiting(draft, prNumber, "cleared_by_retest", why);
+}
+
+/**
+ * Another failure explains the failed sets, held by PRs outside `explained`, that overlap it (a part of the set
+ * without them failed, or one of it failed for good): those PRs are no longer suspected for them.
+ */
+function explainOverlapping(draft: QueueDraft, explained: readonly number[], why: string): void {
+  for (const prNumber of draft.state.line) {
+    if (explained.includes(prNumber)) continue;
+    const { failedSets } = evidenceOf(requirePr(draft, prNumber));
+    const standing = failedSets.filter((set) => !set.some((member) => explained.includes(member)));
+    if (standing.length === failedSets.length) continue;
+    amend(draft, prNumber, (evidence) => ({ ...evidence, failedSets: standing }));
+    clearSuspect(draft, prNumber, why);
+  }
+}
+
+/** Fails the PRs whose odds reached the verdict; their groups' other suspects are explained by them. */
+function decide(
+  draft: QueueDraft,
+  prNumbers: readonly number[],
+  reason: TestFailureReason,
+  detail: string,
+): void {
+  const rates = queueRates(draft.state);
+  const rejected = prNumbers.filter((prNumber) => {
+    const pr = draft.pr(prNumber);
+    return pr !== undefined && pr.state !== "failed" && shouldReject(pr, rates);
+  });
+  for (const prNumber of rejected) {
+    const pinned = evidenceOf(requirePr(draft, prNumber)).pinnedFailures;
+    removeFromQueue(draft, prNumber, {
+      to: "failed",
+      reason,
+      detail: `${detail} It failed ${pinned} runs that no other PR in them can explain.`,
+    });
+  }
+  if (rejected.length > 0) explainOverlapping(draft, rejected, `${numbered(rejected)} failed for good.`);
+}
+
+/**
+ * PRs proven since: each failed set holding them narrows to the others; a set left with one PR alone pins its
+ * failure on it.
+ */
+function narrowSuspicions(draft: QueueDraft, proven: readonly number[], reason: TestFailureReason): void {
+  const pinned: number[] = [];
+  for (const prNumber of draft.state.line) {
+    const { failedSets } = evidenceOf(requirePr(draft, prNumber));
+    if (!failedSets.some((set) => set.some((member) => proven.includes(member)))) continue;
+    const narrowed = failedSets.map((set) => set.filter((member) => !proven.includes(member)));
+    const pins = narrowed.filter((set) => set.length === 1).length;
+    amend(draft, prNumber, (evidence) => ({
+      ...evidence,
+      failedSets: narrowed.filter((set) => set.length > 1),
+      pinnedFailures: evidence.pinnedFailures + pins,
+    }));
+    if (pins > 0) pinned.push(prNumber);
+  }
+  decide(draft, pinned, reason, `The others tested with it passed since (${numbered(proven)}).`);
+}
+
+/** A run of the planner passed: its group is proven, and so narrows what earlier failures point at. */
+export function onProofRunPassed(draft: QueueDraft, run: TestRun): void {
+  endRun(
+    draft,
+    run.id,
+    "succeeded",
+    "succeeded",
+    `All required statuses passed on ${run.testBranchSha ?? ""}.`,
+  );
+  const members = membersOf(draft, run);
+  // A speculative run also holds the group of the run it was built on: its pass proves that group too.
+  const ahead = unprovenAhead(draft, run);
+  const newlyProven = [...ahead, ...members].filter((prNumber) => !isProven(requirePr(draft, prNumber)));
+  for (const prNumber of ahead) {
+    const pr = requirePr(draft, prNumber);
+    const evidence = { ...evidenceOf(pr), failedSets: [], passedRuns: evidenceOf(pr).passedRuns + 1 };
+    // Still testing in its own run, it is proven there (that run's result no longer matters).
+    if (pr.state === "testing") patchPr(draft, prNumber, { passingRunId: run.id, evidence });
+    else {
+      transition(draft, prNumber, "tests_passed", "tests_passed", `Run ${run.id}, which holds it, passed.`, {
+        passingRunId: run.id,
+        sidelined: false,
+        evidence,
+      });
+    }
+  }
+  for (const prNumber of members) {
+    transition(
+      draft,
+      prNumber,
+      "tests_passed",
+      "tests_passed",
+      `Run ${run.id} passed; it lands with the first run that passes on what ${draft.state.targetBranch} holds.`,
+      {
+        passingRunId: run.id,
+        sidelined: false,
+        evidence: {
+          ...evidenceOf(requirePr(draft, prNumber)),
+          failedSets: [],
+          passedRuns: evidenceOf(requirePr(draft, prNumber)).passedRuns + 1,
+        },
+      },
+    );
+  }
+  if (newlyProven.length > 0) narrowSuspicions(draft, newlyProven, "tests_failed");
+}
+
+/**
+ * A run of the planner failed: only its unproven group can be to blame (or a flake). One PR alone takes the
+ * failure; a group shares it, to be split by the planner. Proven PRs in it stay proven.
+ */
+export function onProofRunFailed(
+  draft: QueueDraft,
+  runId: string,
+  reason: TestFailureReason,
+  detail: string,
+): void {
+  endRun(draft, runId, "failed", reason, detail);
+  const run = requireRun(draft, runId);
+  const members = membersOf(draft, run);
+  const own = members.filter((prNumber) => !isProven(requirePr(draft, prNumber)));
+  for (const prNumber of members) if (!own.includes(prNumber)) backToProven(draft, prNumber, run);
+  // A speculative run's failure may be its base group's as well: all its unproven PRs share it.
+  const unproven = [...unprovenAhead(draft, run), ...own];
+  if (unproven.length === 0) return;
+  const alone = unproven.length === 1;
+  for (const prNumber of unproven) {
+    amend(draft, prNumber, (evidence) => ({
+      ...evidence,
+      failedRuns: evidence.failedRuns + 1,
+      failedSets: alone ? evidence.failedSets : [...evidence.failedSets, unproven],
+      pinnedFailures: evidence.pinnedFailures + (alone ? 1 : 0),
+    }));
+  }
+  explainOverlapping(draft, unproven, `Run ${run.id} of ${numbered(unproven)} failed, which explains it.`);
+  const why = alone
+    ? `${detail} It is retested before it fails.`
+    : `${detail} Run ${run.id} tested ${numbered(unproven)} together; they are split and retested.`;
+  for (const prNumber of own) awaitRetest(draft, prNumber, reason, why);
+  decide(draft, unproven, reason, detail);
+}
+
+/**
+ * The flake path: a run whose failure is known to be a flake (every failing test is a known-flaky one) counts
+ * as flaked. Its PRs are retested as they were (on the target and the proven PRs, as the run was built), and
+ * nobody is split, suspected or failed for it. A run already judged has its evidence taken back: the failure
+ * it added to its PRs, as long as they still stand on it.
+ */
+export function treatRunAsFlaked(
+  draft: QueueDraft,
+  runId: string,
+  why = `Run ${runId} failed only by known-flaky tests; it is retested.`,
+): void {
+  const run = draft.run(runId);
+  if (run === undefined) return;
+  if (run.status === "in_progress") endRun(draft, runId, "failed", "flaky_failure", why);
+  const testing = membersOf(draft, run);
+  if (testing.length > 0) {
+    for (const prNumber of testing) {
+      const pr = requirePr(draft, prNumber);
+      if (isProven(pr)) backToProven(draft, prNumber, run);
+      else if (isSuspect(pr)) awaitRetest(draft, prNumber, "tests_failed", why);
+      else returnToWaiting(draft, prNumber, "flaky_failure", why);
+    }
+    return;
+  }
+  if (run.status !== "failed") return;
+  const standing = run.prs
+    .map((tested) => tested.number)
+    .filter((prNumber) => {
+      const pr = draft.pr(prNumber);
+      return pr?.state === "pending_failure" && pr.testRunId === runId;
+    });
+  const alone = standing.length === 1 && run.prs.length === 1;
+  const group = run.prs.map((tested) => tested.number);
+  for (const prNumber of standing) {
+    amend(draft, prNumber, (evidence) => ({
+      ...evidence,
+      failedRuns: Math.max(0, evidence.failedRuns - 1),
+      // The run's own set (its group, less the PRs proven since) goes; so does the pin it made alone.
+      failedSets: evidence.failedSets.filter((set) => !set.every((member) => group.includes(member))),
+      pinnedFailures: Math.max(0, evidence.pinnedFailures - (alone ? 1 : 0)),
+    }));
+    clearSuspect(draft, prNumber, why);
+  }
+}
