@@ -1,15 +1,16 @@
 // The process as `npm start` runs it, and as the image does from the bundle `npm run build` writes
 // (scripts/bundle-service.mjs): configuration, database creation and migration, Probot's server.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { rememberRepository } from "../src/store/repositories.ts";
 import { createToken } from "../src/store/tokens.ts";
 import { openMigratedDatabase, type Store } from "../src/store/database.ts";
@@ -35,13 +36,36 @@ afterAll(() => {
   if (bundleDir !== undefined) rmSync(bundleDir, { recursive: true, force: true });
 });
 
-/** Node's arguments for each way the service is started. */
-const entries: [string, () => string[]][] = [
-  ["npm start", () => ["--import", tsxLoader, join(root, "src/main.ts")]],
-  ["node dist/src/main.js (the bundle)", () => [bundledMain()]],
+/**
+ * The image's runtime stage without Docker: the bundle beside package.json and the node_modules that
+ * scripts/runtime-modules.mjs gathers, and nothing else, as the Dockerfile lays them out in /app.
+ */
+let imageDir: string | undefined;
+function imageApp(): string {
+  if (imageDir === undefined) {
+    imageDir = mkdtempSync(join(tmpdir(), "switchyard-image-"));
+    execFileSync(process.execPath, [join(root, "scripts/bundle-service.mjs"), join(imageDir, "dist/src")]);
+    execFileSync(process.execPath, [join(root, "scripts/runtime-modules.mjs"), imageDir]);
+    copyFileSync(join(root, "package.json"), join(imageDir, "package.json"));
+  }
+  return imageDir;
+}
+afterAll(() => {
+  if (imageDir !== undefined) rmSync(imageDir, { recursive: true, force: true });
+});
+
+/** Node's arguments for each way the service is started, and whether it may serve Probot's setup page. */
+const entries: [string, () => string[], { setupPage: boolean }][] = [
+  ["npm start", () => ["--import", tsxLoader, join(root, "src/main.ts")], { setupPage: true }],
+  ["node dist/src/main.js (the bundle)", () => [bundledMain()], { setupPage: true }],
+  // The image needs the app's credentials (it runs in production): no setup page, and no Probot beside the bundle.
+  ["the image's runtime files", () => [join(imageApp(), "dist/src/main.js")], { setupPage: false }],
 ];
 
-describe.each(entries)("%s", (_, entryArguments) => {
+describe.each(entries)("%s", (_, entryArguments, { setupPage }) => {
+  // Bundling (and gathering the image's packages) takes seconds of its own: done before the first test's clock.
+  beforeAll(() => void entryArguments(), 120_000);
+
   /** Starts the service in `cwd` and resolves once it logged where it listens. */
   function start(
     cwd: string,
@@ -99,32 +123,35 @@ describe.each(entries)("%s", (_, entryArguments) => {
       ...env,
     });
     children.push(child);
-    return { port, ...prepared };
+    return { port, databaseUrl, ...prepared };
   }
 
-  it("without app credentials creates the SQLite database and serves Probot's setup page", async () => {
-    const cwd = workdir();
-    const port = await freePort();
-    const { child, log } = await start(cwd, {
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      APP_ID: "",
-      PRIVATE_KEY: "",
-    });
-    children.push(child);
-    expect(log()).toContain(`Listening on http://127.0.0.1:${port}`);
-    expect(existsSync(join(cwd, "data/switchyard.db"))).toBe(true);
-    const page = await fetch(`http://127.0.0.1:${port}/probot`);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain("Register GitHub App");
-    // The process is live; it is not ready, and says what it lacks; / leads to the setup page.
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    const readiness = await fetch(`http://127.0.0.1:${port}/readyz`);
-    expect(readiness.status).toBe(503);
-    expect(await readiness.json()).toMatchObject({ code: "github_app_not_registered" });
-    const root = await fetch(`http://127.0.0.1:${port}/`, { redirect: "manual" });
-    expect(root.headers.get("location")).toBe("/probot");
-  });
+  it.runIf(setupPage)(
+    "without app credentials creates the SQLite database and serves Probot's setup page",
+    async () => {
+      const cwd = workdir();
+      const port = await freePort();
+      const { child, log } = await start(cwd, {
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        APP_ID: "",
+        PRIVATE_KEY: "",
+      });
+      children.push(child);
+      expect(log()).toContain(`Listening on http://127.0.0.1:${port}`);
+      expect(existsSync(join(cwd, "data/switchyard.db"))).toBe(true);
+      const page = await fetch(`http://127.0.0.1:${port}/probot`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("Register GitHub App");
+      // The process is live; it is not ready, and says what it lacks; / leads to the setup page.
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      const readiness = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(readiness.status).toBe(503);
+      expect(await readiness.json()).toMatchObject({ code: "github_app_not_registered" });
+      const root = await fetch(`http://127.0.0.1:${port}/`, { redirect: "manual" });
+      expect(root.headers.get("location")).toBe("/probot");
+    },
+  );
 
   it("with app credentials serves the /v1 API, health probes and process metrics on the migrated database", async () => {
     const { port, token } = await startWithApp({ OPERATOR_METRICS: "true" }, (store) =>
@@ -204,6 +231,31 @@ describe.each(entries)("%s", (_, entryArguments) => {
     } finally {
       github.close();
     }
+  });
+
+  it.runIf(!setupPage)("holds the command line tool, bundled: a token it creates opens the API", async () => {
+    const { port, databaseUrl } = await startWithApp({}, async () => ({}));
+    const cli = join(imageApp(), "dist/src/cli/main.js");
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [cli, "token", "create", "--org", "acme"],
+      {
+        env: { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl },
+      },
+    );
+    const token = stdout.trim();
+    // A test-health listing: its request is validated and its answer serialised by the compilers loaded on first use.
+    const response = await fetch(`http://127.0.0.1:${port}/v1/flaky-tests/list-quarantined-tests`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-token": token },
+      body: JSON.stringify({
+        repo: { host: "github.com", owner: "acme", name: "widgets" },
+        org_url_slug: "acme",
+        page_query: {},
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ quarantined_tests: [], page: { total_rows: 0 } });
   });
 
   it("refuses to start with invalid configuration and says why", async () => {
