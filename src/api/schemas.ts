@@ -222,6 +222,20 @@ export const TestRunRecord = Type.Object(
           "extension: for a bisection or confirmation run, the failed run whose PRs it tests again",
       }),
     ),
+    knownFlakyFailures: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "extension: tests that failed in the JUnit uploads on the run's commit and that test health knows as " +
+          "flaky or quarantined; absent in records saved before the service knew them",
+      }),
+    ),
+    flakyFailure: Type.Optional(
+      Type.Boolean({
+        description:
+          "extension: true when the run failed only on known-flaky tests, so its PRs were tested again instead " +
+          "of being bisected or failed",
+      }),
+    ),
   },
   { $id: "TestRunRecord" },
 );

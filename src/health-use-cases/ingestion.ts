@@ -29,7 +29,7 @@ import { readReports } from "../health/report-reader.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type CheckoutReport, rememberCheckout } from "./checkout-facts.ts";
 import { firstHealth } from "../health/test-case-health.ts";
-import type { FailedTest, UploadOutcome } from "./upload-outcome.ts";
+import type { FailedTest, FailingTestHealth, UploadOutcome } from "./upload-outcome.ts";
 import { keepUploadReceipt, repeatedUpload, type UploadReceiptRequest } from "./upload-receipts.ts";
 
 /** Test cases parsed, stored and classified together; large enough to amortise each statement. */
@@ -309,11 +309,16 @@ function outcome(
 ): UploadOutcome {
   const byKey = new Map(failingTests.map((testCase) => [testCase.key, testCase]));
   const unquarantinedFailures: FailedTest[] = [];
+  const failingTestHealth: FailingTestHealth[] = [];
   let quarantinedFailures = 0;
   // In the order the failures appear in the reports.
   for (const key of failing) {
     const testCase = byKey.get(key);
     if (testCase === undefined) continue;
+    failingTestHealth.push({
+      name: readableName(testCase),
+      health: testCase.quarantined ? "quarantined" : testCase.status,
+    });
     if (testCase.quarantined) {
       quarantinedFailures++;
     } else {
@@ -332,5 +337,11 @@ function outcome(
     quarantinedFailures,
     unquarantinedFailures,
     allFailuresQuarantined: failing.size > 0 && unquarantinedFailures.length === 0,
+    failingTestHealth,
   };
+}
+
+/** A test as people name it: its class and its name, when it has a class. */
+function readableName(testCase: TestCase): string {
+  return testCase.classname === "" ? testCase.name : `${testCase.classname} › ${testCase.name}`;
 }

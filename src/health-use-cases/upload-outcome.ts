@@ -7,6 +7,14 @@ export interface FailedTest {
   filePath: string;
 }
 
+/** A test whose final outcome in an upload was a failure, and its health once the upload was classified. */
+export interface FailingTestHealth {
+  /** The test's class name and name, as people read them. */
+  name: string;
+  /** A quarantined test is `quarantined`, whatever its classification. */
+  health: "healthy" | "flaky" | "broken" | "quarantined";
+}
+
 export interface UploadOutcome {
   uploadId: string;
   /** Every test case of the reports, skipped ones included. */
@@ -17,4 +25,9 @@ export interface UploadOutcome {
   unquarantinedFailures: FailedTest[];
   /** True when the upload has failures and each of them is a quarantined test. */
   allFailuresQuarantined: boolean;
+  /**
+   * Every failing test with its health, for the merge queue (docs/flake-evidence.md); not part of the answer.
+   * Absent from the receipts of uploads stored before it was kept.
+   */
+  failingTestHealth?: FailingTestHealth[];
 }

@@ -55,6 +55,7 @@ const restartReasons = Object.keys({
   pr_ahead_requeued: true,
   passing_run_withdrawn: true,
   cleared_by_retest: true,
+  flaky_failure: true,
 } satisfies Record<RequeueReason, true>);
 
 /**

@@ -16,6 +16,7 @@ import type {
   TestRunStatus,
 } from "../queue/state.ts";
 import { isTerminal } from "../queue/state.ts";
+import { knownFlakyFailures } from "../queue/flake-evidence.ts";
 import type { CheckRunReport, CommitStatusReport } from "../queue/status-reports.ts";
 
 function iso(epochMs: number): string {
@@ -135,6 +136,10 @@ export interface TestRunView {
   readonly purpose: "main" | RunPurpose;
   /** Extension: for a bisection or confirmation run, the failed run whose PRs it tests again. */
   readonly followsUpRunId: string | null;
+  /** Extension: the tests that failed on its commit that test health knows as flaky or quarantined. */
+  readonly knownFlakyFailures: readonly string[];
+  /** Extension: it failed on those alone, so its PRs were tested again (docs/flake-evidence.md). */
+  readonly flakyFailure: boolean;
 }
 
 /** The test run record (interface 2.4); `prUrl` builds a PR's URL, which the core does not know. */
@@ -174,6 +179,8 @@ export function testRunView(
     ...impactedTargetsOf(state, run),
     purpose: run.purpose ?? "main",
     followsUpRunId: run.failedRunId ?? null,
+    knownFlakyFailures: knownFlakyFailures(run),
+    flakyFailure: run.endReason === "flaky_failure",
   };
 }
 

@@ -6,7 +6,14 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
 /** Fields of the state replaced as a whole. */
 export type QueueScalars = Pick<
   QueueState,
-  "settings" | "status" | "pendingMode" | "target" | "merging" | "nextRunSeq" | "nextSubmissionSeq"
+  | "settings"
+  | "status"
+  | "pendingMode"
+  | "target"
+  | "merging"
+  | "nextRunSeq"
+  | "nextSubmissionSeq"
+  | "lastEvidenceAt"
 >;
 
 /**

@@ -1,6 +1,7 @@
 import type { QueueSettings } from "./settings.ts";
 import type {
   CancelReason,
+  FailingTest,
   ImpactedTargets,
   ProviderMergeability,
   QueueStatus,
@@ -103,6 +104,15 @@ export type QueueEvent =
       readonly headSha: string;
       readonly targetSha: string;
       readonly facts: DirectMergeFacts;
+    }
+  /**
+   * A JUnit upload on a test branch commit, as test health judged its failing tests (every test whose final
+   * outcome in the upload was a failure; none when everything passed).
+   */
+  | {
+      readonly type: "run_failures_explained";
+      readonly sha: string;
+      readonly failingTests: readonly FailingTest[];
     }
   /** Time passed (the time itself is `step`'s `now`): testing timeouts (contract 5.3). */
   | { readonly type: "tick" };

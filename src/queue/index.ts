@@ -2,6 +2,7 @@ export { compact } from "./compaction.ts";
 export type { QueueCommand, TestBranchMerge } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";
 export { isInert } from "./inert-events.ts";
+export { knownFlakyFailures } from "./flake-evidence.ts";
 export { commentMarker } from "./pr-comment.ts";
 export { parsePriority } from "./priority.ts";
 export type { Readiness } from "./readiness.ts";
@@ -9,6 +10,7 @@ export type { DirectMergeMode, MergeMethod, OptimizationMode, QueueMode, QueueSe
 export { DEFAULT_QUEUE_SETTINGS } from "./settings.ts";
 export type {
   CancelReason,
+  FailingTest,
   FailureReason,
   NewQueue,
   ProviderMergeability,
@@ -19,6 +21,7 @@ export type {
   QueueStatus,
   RequiredStatusesSource,
   StateReason,
+  TestHealth,
   TestRun,
   TestRunStatus,
   Transition,

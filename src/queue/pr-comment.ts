@@ -1,3 +1,4 @@
+import { knownFlakyFailures } from "./flake-evidence.ts";
 import { currentTargets, dependenciesAmong, targetsIntersect } from "./lanes.ts";
 import { queuePosition, startedPrs } from "./ordering.ts";
 import type { PullRequestEntry, PullRequestState, QueueState, StateReason } from "./state.ts";
@@ -111,6 +112,28 @@ function sharedTargets(own: readonly string[], theirs: readonly string[]): strin
   return own.filter((target) => set.has(target)).map((target) => `\`${target}\``);
 }
 
+/** A comment names at most this many known-flaky tests per run. */
+const FLAKY_TESTS_SHOWN = 5;
+
+/**
+ * The runs of this submission that failed only on known-flaky tests, and those tests (docs/flake-evidence.md): the
+ * PR was tested again each time rather than failed, and its author may want to fix or quarantine them.
+ */
+function flakyFailureLines(state: QueueState, pr: PullRequestEntry): string[] {
+  return Object.values(state.runs)
+    .filter(
+      (run) =>
+        run.endReason === "flaky_failure" &&
+        run.startedAt >= pr.submittedAt &&
+        run.prs.some((tested) => tested.number === pr.number),
+    )
+    .sort((a, b) => a.startedAt - b.startedAt)
+    .map((run) => {
+      const tests = knownFlakyFailures(run).map((name) => `\`${name}\``);
+      return `**Known-flaky failures:** run \`${run.id}\` failed only on ${listed(tests, FLAKY_TESTS_SHOWN)}; it was tested again.`;
+    });
+}
+
 /** The body of the one comment kept up to date per submission (contract 5.10). */
 export function renderPrComment(state: QueueState, pr: PullRequestEntry): string {
   const position = queuePosition(state, pr.number);
@@ -123,6 +146,7 @@ export function renderPrComment(state: QueueState, pr: PullRequestEntry): string
   ];
   const lane = laneLine(state, pr);
   if (lane !== null) lines.push("", lane);
+  for (const line of flakyFailureLines(state, pr)) lines.push("", line);
   const run = pr.testRunId === null ? undefined : state.runs[pr.testRunId];
   if (run !== undefined) lines.push("", `Latest test run: \`${run.id}\` on branch \`${run.testBranch}\`.`);
   const whatToDo = pr.state === "failed" || pr.state === "cancelled" ? advice(state, pr.stateReason) : null;

@@ -1,4 +1,5 @@
 // What the shell asks of a queue's state: what to poll and when to tick, and whether a request may proceed.
+import { evidenceDeadline } from "./flake-evidence.ts";
 import { inProgressRuns } from "./run-lifecycle.ts";
 import { batchWaitDeadline, testingDeadline } from "./runs.ts";
 import type { MergeabilityRecheck, QueueState } from "./state.ts";
@@ -14,12 +15,15 @@ export function acceptsNewSubmissions(state: QueueState): boolean {
 }
 
 /**
- * When the shell should tick next (epoch ms): the earliest testing timeout in flight, mergeability recheck or
- * end of a batch's wait, or null.
+ * When the shell should tick next (epoch ms): the earliest testing timeout in flight, end of a failed run's wait
+ * for test results, mergeability recheck or end of a batch's wait, or null.
  */
 export function nextDeadline(state: QueueState): number | null {
   const deadlines = [
-    ...inProgressRuns(state).map((run) => testingDeadline(state, run)),
+    ...inProgressRuns(state).flatMap((run) => [
+      testingDeadline(state, run),
+      evidenceDeadline(run) ?? Infinity,
+    ]),
     ...mergeabilityRechecks(state).map(({ at }) => at),
     batchWaitDeadline(state) ?? Infinity,
   ].filter(Number.isFinite);

@@ -3,6 +3,7 @@ import type { TestBranchMerge } from "./commands.ts";
 import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
 import { failRunTests } from "./failures.ts";
+import { deferFailureToEvidence, endExpiredEvidenceWaits, isAwaitingEvidence } from "./flake-evidence.ts";
 import { compareQueueOrder, startedPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
 import { endRun, inProgressRuns, relevantRun, requireRun, retireRun } from "./run-lifecycle.ts";
@@ -225,7 +226,9 @@ function evaluateRun(draft: QueueDraft, runId: string): void {
   const verdict = judgeRun(run.requiredStatuses, run.reports);
   if (verdict.kind === "succeeded") succeedRun(draft, run);
   else if (verdict.kind === "failed") {
-    failRunTests(draft, runId, "tests_failed", `Required status ${verdict.name} failed: ${verdict.url}`);
+    const detail = `Required status ${verdict.name} failed: ${verdict.url}`;
+    // Test health may show the failure flaky (flake-evidence.ts): tested again, or held for an upload.
+    if (!deferFailureToEvidence(draft, run, detail)) failRunTests(draft, runId, "tests_failed", detail);
   }
 }
 
@@ -374,8 +377,9 @@ export function testingDeadline(state: QueueState, run: TestRun): number {
 }
 
 export function onTick(draft: QueueDraft): void {
+  endExpiredEvidenceWaits(draft);
   for (const run of inProgressRuns(draft.state)) {
-    if (draft.now < testingDeadline(draft.state, run)) continue;
+    if (draft.now < testingDeadline(draft.state, run) || isAwaitingEvidence(run)) continue;
     const current = requireRun(draft, run.id);
     if (current.status !== "in_progress") continue;
     failRunTests(

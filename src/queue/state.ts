@@ -34,7 +34,9 @@ export type RequeueReason =
   | "pr_ahead_cancelled"
   | "pr_ahead_requeued"
   | "passing_run_withdrawn"
-  | "cleared_by_retest";
+  | "cleared_by_retest"
+  /** Its run failed only on tests test health knows as flaky or quarantined (see flake-evidence.ts). */
+  | "flaky_failure";
 
 /** Every other step a PR takes through the queue. */
 export type ProgressReason =
@@ -178,6 +180,22 @@ export interface TestRun {
   readonly purpose?: RunPurpose;
   /** For a bisection or confirmation run: the failed run it follows up. */
   readonly failedRunId?: string;
+  /** What JUnit uploads on its commit said of the tests that failed (see flake-evidence.ts). Absent: none came. */
+  readonly failingTests?: readonly FailingTest[];
+  /**
+   * When a required status failed while the queue waited for an upload that may explain it (see
+   * flake-evidence.ts), with what failed; the run stays in flight meanwhile. Absent: not waiting.
+   */
+  readonly awaitingEvidence?: { readonly since: number; readonly detail: string };
+}
+
+/** How test health classifies a test, a quarantined one whatever its classification. */
+export type TestHealth = "healthy" | "flaky" | "broken" | "quarantined";
+
+/** A test that failed in a JUnit upload on a run's commit. */
+export interface FailingTest {
+  readonly name: string;
+  readonly health: TestHealth;
 }
 
 /**
@@ -245,6 +263,8 @@ export interface QueueState {
   readonly merging: MergeInFlight | null;
   readonly nextRunSeq: number;
   readonly nextSubmissionSeq: number;
+  /** When a JUnit upload last came for one of its test branches (see flake-evidence.ts). Absent: never. */
+  readonly lastEvidenceAt?: number;
 }
 
 export interface NewQueue {

@@ -5,6 +5,7 @@ import { directMergeUnderway, onDirectMergeChecked, planDirectMerge } from "./di
 import { QueueDraft } from "./draft.ts";
 import type { QueueEvent } from "./events.ts";
 import { resolvePendingFailures } from "./failures.ts";
+import { onRunFailuresExplained } from "./flake-evidence.ts";
 import { onMergeFailed, onMergeSucceeded, planMerge } from "./merging.ts";
 import { notifyTransitions } from "./notifications.ts";
 import { applyPendingMode, onQueueUpdated } from "./queue-control.ts";
@@ -56,6 +57,8 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
       return onMergeFailed(draft, event.mergeId, event.prNumber, event.failure);
     case "direct_merge_checked":
       return onDirectMergeChecked(draft, event.prNumber, event, event.facts);
+    case "run_failures_explained":
+      return onRunFailuresExplained(draft, event.sha, event.failingTests);
     case "tick":
       return onTick(draft);
   }

@@ -86,3 +86,24 @@ export async function commitsConcerns(
     [...concerns].map(([sha, { testing, notReady }]) => [sha, { testing: [...testing], notReady }]),
   );
 }
+
+/**
+ * The queues of a repository with a run whose test branch commit is `sha`, in flight or not (flake evidence from a
+ * JUnit upload on it, docs/flake-evidence.md). Only the uploading repository's own queues: an upload names its
+ * commit, and may not reach another repository's queue with it.
+ */
+export async function queuesWithRunAt(
+  db: Kysely<Database>,
+  repositoryId: string,
+  sha: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("test_runs")
+    .innerJoin("queues", "queues.id", "test_runs.queue_id")
+    .select("test_runs.queue_id as queueId")
+    .distinct()
+    .where("queues.repository_id", "=", repositoryId)
+    .where("test_runs.test_branch_sha", "=", sha)
+    .execute();
+  return rows.map((row) => row.queueId);
+}

@@ -351,10 +351,14 @@ export class Simulation {
     return true;
   }
 
-  /** CI reports the final result on the commit of every run in flight that has one. */
+  /**
+   * CI reports the final result on the commit of every run in flight that has one, but for a run whose failure
+   * only waits for test results (flake-evidence.ts): CI answered it already, and its wait ends at a deadline.
+   */
   private pollCi(): boolean {
     const waiting = Object.values(this.state.runs).filter(
-      (run) => run.status === "in_progress" && run.testBranchSha !== null,
+      (run) =>
+        run.status === "in_progress" && run.testBranchSha !== null && run.awaitingEvidence === undefined,
     );
     for (const run of waiting)
       this.webhooks.push(...this.github.ciReports(run.testBranchSha as string, "pass"));

@@ -107,6 +107,8 @@ describe("views for the API (contract 4, interface 2.2–2.4)", () => {
         dependentPrs: [1],
         purpose: "main",
         followsUpRunId: null,
+        knownFlakyFailures: [],
+        flakyFailure: false,
       },
     );
     expect(testRunView(queue.state, "q-404", String)).toBeNull();

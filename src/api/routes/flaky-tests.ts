@@ -3,6 +3,8 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
 import { ingestUpload } from "../../health-use-cases/ingestion.ts";
+import { reportRunEvidence } from "../../health-use-cases/run-evidence.ts";
+import { queuesWithRunAt } from "../../store/queue-locations.ts";
 import {
   IdempotencyKeyReused,
   type StreamedPart,
@@ -126,6 +128,16 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
               }),
           now,
         });
+        // A test branch's upload is the queue's flake evidence: a repeat brings it again, harmlessly.
+        await reportRunEvidence(
+          {
+            queuesWithRunAt: (repositoryId, sha) => queuesWithRunAt(store.db, repositoryId, sha),
+            dispatch: (queueId, events) => deps.engine.dispatch(queueId, events),
+          },
+          repository.id,
+          body.commit_sha.toLowerCase(),
+          outcome.failingTestHealth ?? [],
+        );
         return {
           upload_id: outcome.uploadId,
           test_results: outcome.testResults,

@@ -28,6 +28,7 @@ const reasonWords: Record<StateReason, string> = {
   pr_ahead_requeued: "A PR ahead of it is tested again, so it is too",
   passing_run_withdrawn: "The run that passed it no longer counts: it will be tested again",
   cleared_by_retest: "Passed when tested again on the side: back in the queue",
+  flaky_failure: "Its run failed only on known-flaky tests: it is tested again",
 };
 
 /** The reason in words; a code this page does not know yet is shown as it is. */
