@@ -11991,7 +11991,7 @@ var package_default = {
   type: "module",
   license: "MIT",
   engines: {
-    node: ">=20.19.0"
+    node: "^20.19.0 || ^22.13.0 || ^24.0.0"
   },
   bin: {
     switchyard: "dist/switchyard.js"
