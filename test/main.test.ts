@@ -62,6 +62,8 @@ const entries: [string, () => string[], { setupPage: boolean }][] = [
   ["the image's runtime files", () => [join(imageApp(), "dist/src/main.js")], { setupPage: false }],
 ];
 
+// Each test starts a process of its own (three ways, beside the rest of the suite): a busy machine slows them, hence
+// a minute per test.
 describe.each(entries)(
   "%s",
   (_, entryArguments, { setupPage }) => {
