@@ -4,6 +4,7 @@ import { run } from "probot";
 import { switchyardApp } from "./app.ts";
 import { ConfigError, loadConfig, loadDotEnv } from "./config.ts";
 import { githubOctokit } from "./github/octokit.ts";
+import { githubWriteLimits, WritePacer } from "./github/write-pacing.ts";
 import { openMigratedDatabase } from "./store/database.ts";
 
 async function main(): Promise<void> {
@@ -16,7 +17,10 @@ async function main(): Promise<void> {
     ? await (await import("./setup-server.ts")).startSetupServer(config, store)
     : await run(switchyardApp({ config, store }), {
         env: { ...process.env, PORT: String(config.port), LOG_LEVEL: config.logLevel },
-        Octokit: githubOctokit({ timeoutMs: config.githubTimeoutMs }),
+        Octokit: githubOctokit({
+          timeoutMs: config.githubTimeoutMs,
+          writePacer: new WritePacer(githubWriteLimits),
+        }),
       });
   process.once("SIGTERM", async () => {
     await server.stop();

@@ -130,6 +130,37 @@ export const PullRequestRecord = Type.Object(
   { $id: "PullRequestRecord" },
 );
 
+const BranchRulesRecord = Type.Object(
+  {
+    readAt: Type.String({ format: "date-time" }),
+    rules: Type.Array(
+      Type.Object({
+        type: Type.String({
+          description:
+            "GitHub's name for the rule: a ruleset rule type (required_signatures, update, merge_queue…) or a legacy branch protection setting (required_signatures, required_linear_history, lock_branch)",
+        }),
+        source: Type.String({ description: "`ruleset <id>` or `branch protection`" }),
+        honoured: Type.String({ description: "what the queue does about it with its settings" }),
+        blocksLanding: Type.Boolean({
+          description: "no PR could land under this rule with the queue's settings",
+        }),
+      }),
+    ),
+    refusals: Type.Integer({ description: "merges GitHub refused for a rule so far" }),
+    lastRefusal: Nullable(
+      Type.Object({
+        at: Type.String({ format: "date-time" }),
+        rule: Nullable(Type.String()),
+        message: Type.String({ description: "GitHub's own words" }),
+      }),
+    ),
+  },
+  {
+    description:
+      "Extension: the rules GitHub enforces on the target branch (rulesets and branch protection), read on its rule webhooks, after a refusal and every 10 minutes of work; null until first read",
+  },
+);
+
 export const QueueRecord = Type.Object(
   {
     state: LowercaseEnum(queueStates),
@@ -159,6 +190,7 @@ export const QueueRecord = Type.Object(
         "testing starts once the branch is pushed",
     }),
     enqueuedPullRequests: Type.Array(Type.Ref("EnqueuedPullRequest")),
+    branchRules: Nullable(BranchRulesRecord),
   },
   { $id: "QueueRecord" },
 );

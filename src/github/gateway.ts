@@ -1,11 +1,13 @@
 // Reads from GitHub through the app's installation on a repository (Probot's Octokit, authenticated as the
 // installation). Everything that asks GitHub a question goes through here or the command executor.
 import type { Probot } from "probot";
-import type { ProviderMergeability, StatusReport } from "../queue/index.ts";
+import type { BranchRule, ProviderMergeability, StatusReport } from "../queue/index.ts";
 import type { OpenPullRequest, RepoAddress } from "../ports/github-reads.ts";
 import type { InstallationOctokit } from "./octokit.ts";
 import { type ResolvedStatuses, resolveRequiredStatuses } from "./required-statuses.ts";
 import { checkRunReport, commitStatusReport } from "./check-payloads.ts";
+import { readBranchRules } from "./branch-rules.ts";
+import { BranchRulesCache } from "./branch-rules-cache.ts";
 
 export class NotInstalledError extends Error {}
 
@@ -20,7 +22,19 @@ export function mergeabilityOf(pr: {
 }
 
 export class GitHubGateway {
+  /** The targets' rules (see branch-rules-cache.ts); webhooks and refusals make it forget a repository's. */
+  readonly rulesCache = new BranchRulesCache();
+
   constructor(private readonly app: Probot) {}
+
+  async branchRules(
+    repo: RepoAddress,
+    branch: string,
+  ): Promise<{ rules: readonly BranchRule[]; fresh: boolean }> {
+    return this.rulesCache.get(repo, branch, async () =>
+      readBranchRules(await this.octokit(repo), { owner: repo.owner, repo: repo.name }, branch),
+    );
+  }
 
   async octokit(repo: RepoAddress): Promise<InstallationOctokit> {
     if (repo.installationId === null) {

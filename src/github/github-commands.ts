@@ -1,6 +1,6 @@
 // Performs the queue's commands on GitHub (refs, merges, statuses, comments), idempotently: each may run
 // again after a crash, so "already exists", "already merged" and "not found" on delete count as success.
-import type { QueueCommand, QueueEvent } from "../queue/index.ts";
+import type { MergeFailure, QueueCommand, QueueEvent } from "../queue/index.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
 import type { Store } from "../store/database.ts";
 import { findCommentId, rememberComment } from "../store/pull-request-comments.ts";
@@ -10,6 +10,7 @@ import type { GitHubGateway } from "./gateway.ts";
 import type { InstallationOctokit } from "./octokit.ts";
 import { holdsCommit } from "./commit-ancestry.ts";
 import { checkDirectMerge } from "./direct-merge-check.ts";
+import { type RuleRefusal, ruleRefusalOf } from "./rule-refusals.ts";
 import { createTestBranch, deleteBranch } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
@@ -28,8 +29,12 @@ export class GitHubCommandExecutor implements CommandExecutor {
     const octokit = await this.github.octokit(location);
     const repo = { owner: location.owner, repo: location.name };
     switch (command.type) {
-      case "create_test_branch":
-        return createTestBranch(octokit, repo, command);
+      case "create_test_branch": {
+        const known = await this.github.branchRules(location, location.targetBranch);
+        const signedOnly = known.rules.some((rule) => rule.type === "required_signatures");
+        const built = await createTestBranch(octokit, repo, command, { signedOnly });
+        return known.fresh ? [{ type: "branch_rules_read", rules: known.rules }, ...built] : built;
+      }
       case "delete_test_branch":
         await deleteBranch(octokit, repo, command.branch);
         return [];
@@ -40,9 +45,12 @@ export class GitHubCommandExecutor implements CommandExecutor {
         await closeTestPullRequests(octokit, repo, command.branch);
         return [];
       case "fast_forward_target":
-        return [await fastForwardTarget(octokit, repo, command)];
+        return this.#withRulesAfterRefusal(location, await fastForwardTarget(octokit, repo, command));
       case "merge_pull_request":
-        return [await mergePullRequest(octokit, repo, location.targetBranch, command)];
+        return this.#withRulesAfterRefusal(
+          location,
+          await mergePullRequest(octokit, repo, location.targetBranch, command),
+        );
       case "check_direct_merge":
         return [await checkDirectMerge(this.github, location, command)];
       case "set_commit_status":
@@ -61,6 +69,21 @@ export class GitHubCommandExecutor implements CommandExecutor {
           body: `${command.body}\n\n[See it on the queue's page](${this.queuePageOf(location, command.prNumber)})`,
         });
         return [];
+    }
+  }
+
+  /**
+   * A refusal for a rule means the rules the queue knows are stale: they are read again and told to the queue
+   * before the refusal, so the queue judges it by the rules as they are now. Reading them is best effort.
+   */
+  async #withRulesAfterRefusal(location: QueueLocation, result: QueueEvent): Promise<QueueEvent[]> {
+    if (result.type !== "merge_failed" || result.failure.kind !== "rule_refused") return [result];
+    this.github.rulesCache.forgetRepository(location);
+    try {
+      const { rules } = await this.github.branchRules(location, location.targetBranch);
+      return [{ type: "branch_rules_read", rules }, result];
+    } catch {
+      return [result];
     }
   }
 
@@ -158,7 +181,8 @@ async function fastForwardTarget(
     return { type: "merge_succeeded", mergeId: command.mergeId, sha: command.sha };
   } catch (error) {
     if (classifyGitHubFailure(error) !== "refused") throw error;
-    if (statusOf(error) !== 422) {
+    const refusal = ruleRefusalOf(error);
+    if (refusal === null && statusOf(error) !== 422) {
       if (statusOf(error) === 403 || statusOf(error) === 404) {
         return {
           type: "merge_failed",
@@ -169,15 +193,35 @@ async function fastForwardTarget(
       }
       throw error;
     }
-    // Not a fast-forward: the target moved between our read and the update.
-    const moved = await targetHead(octokit, repo, command.targetBranch);
-    return {
-      type: "merge_failed",
-      mergeId: command.mergeId,
-      prNumber: firstPr,
-      failure: { kind: "target_moved", headSha: moved },
-    };
+    // The target moved between our read and the update, or GitHub refuses the change itself for a rule: its
+    // head tells them apart. Not a fast-forward on an unmoved head: the tested commit does not descend from
+    // it (a run built from commits GitHub signed, see test-branch.ts), and its PRs must be tested on it again.
+    const now = await targetHead(octokit, repo, command.targetBranch);
+    const failure: MergeFailure =
+      refusal !== null && now === command.expectedHeadSha
+        ? {
+            kind: "rule_refused",
+            ...refusal,
+            ...(await ownUnsignedCommit(octokit, repo, command.sha, refusal)),
+          }
+        : { kind: "target_moved", headSha: now };
+    return { type: "merge_failed", mergeId: command.mergeId, prNumber: firstPr, failure };
   }
+}
+
+/**
+ * A refusal for signatures of the tested commit itself, which the queue made: built before the queue knew the
+ * rule, it is built again from commits GitHub signs. A PR's own unsigned commits leave it verified, and fail it.
+ */
+async function ownUnsignedCommit(
+  octokit: InstallationOctokit,
+  repo: Repo,
+  sha: string,
+  refusal: RuleRefusal,
+): Promise<{ retest?: true }> {
+  if (refusal.rule !== "required_signatures") return {};
+  const { data } = await octokit.rest.repos.getCommit({ ...repo, ref: sha, per_page: 1 });
+  return data.commit.verification?.verified === false ? { retest: true } : {};
 }
 
 /** squash / rebase (contract 5.4): GitHub's merge API, only for the tested head on the expected target. */
@@ -220,6 +264,15 @@ async function mergePullRequest(
   } catch (error) {
     // Facts about the PR, stated once: asking again would get the same answer. A rate limit is no fact.
     if (classifyGitHubFailure(error) !== "refused") throw error;
+    const refusal = ruleRefusalOf(error);
+    if (refusal !== null) {
+      const now = await targetHead(octokit, repo, targetBranch);
+      return failed(
+        now === command.expectedTargetSha
+          ? { kind: "rule_refused", ...refusal }
+          : { kind: "target_moved", headSha: now },
+      );
+    }
     if (statusOf(error) === 409) return failed({ kind: "pr_head_moved" });
     if (statusOf(error) === 405 || statusOf(error) === 422 || statusOf(error) === 403) {
       return failed({ kind: "rejected", message: githubMessage(error) });

@@ -9,8 +9,10 @@
 // replaced before it was sent is dropped, a failed command is retried later with back-off, and a rate limit's
 // `retry-after` postpones that repository's commands while other repositories go on (src/runner/outbox-worker.ts).
 // Reads fail at once too: the poller reads again on its next pass, and a request to the API answers 502.
+// Writes are paced under GitHub's secondary limits before they are sent (./write-pacing.ts).
 import { ProbotOctokit } from "probot";
 import { asGitHubFailure } from "../ports/github-failures.ts";
+import { type WritePacer, withWritePacing } from "./write-pacing.ts";
 
 type Fetch = typeof globalThis.fetch;
 
@@ -30,6 +32,10 @@ function withDeadline(fetch: Fetch, timeoutMs: number): Fetch {
   };
 }
 
+function paced(fetch: Fetch, pacer: WritePacer | undefined): Fetch {
+  return pacer === undefined ? fetch : withWritePacing(fetch, pacer);
+}
+
 /** Failures of GitHub itself surface as GitHubUnavailable, naming the call. */
 function availability(octokit: {
   hook: { error: (name: "request", hook: (error: unknown) => never) => void };
@@ -43,7 +49,11 @@ function availability(octokit: {
 /** Probot's Octokit, authenticated as the app's installation on a repository. */
 export type InstallationOctokit = InstanceType<typeof ProbotOctokit>;
 
-export function githubOctokit(options: { timeoutMs: number }): typeof ProbotOctokit {
+/**
+ * `writePacer` keeps the writes under GitHub's secondary limits (./write-pacing.ts): the service passes one; tests
+ * that make hundreds of writes a minute to a fake GitHub leave it out.
+ */
+export function githubOctokit(options: { timeoutMs: number; writePacer?: WritePacer }): typeof ProbotOctokit {
   return ProbotOctokit.plugin(availability).defaults(
     (instance: { request?: { fetch?: Fetch }; throttle?: object }) => ({
       ...instance,
@@ -52,7 +62,10 @@ export function githubOctokit(options: { timeoutMs: number }): typeof ProbotOcto
       throttle: { ...instance.throttle, enabled: false },
       request: {
         ...instance.request,
-        fetch: withDeadline(instance.request?.fetch ?? globalThis.fetch, options.timeoutMs),
+        fetch: withDeadline(
+          paced(instance.request?.fetch ?? globalThis.fetch, options.writePacer),
+          options.timeoutMs,
+        ),
       },
     }),
   ) as typeof ProbotOctokit;

@@ -2,10 +2,12 @@
 // run is known to have required statuses. GitHub's merge API dates a merge commit with the time of the merge,
 // so each merge is then made again as a commit of the same tree and parents dated as the queue says: the same
 // merges on the same commit make the same commit in every test branch, and the target can fast-forward from
-// one run's tested commit to the next one's.
+// one run's tested commit to the next one's. Where the target requires signed commits, GitHub's own merge
+// commits are kept instead: GitHub signs them, and a commit the app makes with a date of its own it would not.
 import type { QueueCommand, QueueEvent, TestBranchMerge } from "../queue/index.ts";
 import type { InstallationOctokit } from "./octokit.ts";
 import { resolveRequiredStatuses } from "./required-statuses.ts";
+import { ruleRefusalOf } from "./rule-refusals.ts";
 
 type Repo = { owner: string; repo: string };
 
@@ -19,6 +21,11 @@ const statusOf = (error: unknown) => (error as { status?: number }).status;
 
 type CreateTestBranch = Extract<QueueCommand, { type: "create_test_branch" }>;
 
+export interface BuildOptions {
+  /** Only commits GitHub signs: its own merge commits, not reproducible ones (the target requires signatures). */
+  readonly signedOnly: boolean;
+}
+
 /**
  * Reports the required statuses when asked to resolve them, then `test_branch_created` with the branch's head,
  * or `test_branch_conflict` naming the PR that did not merge. With no required statuses nothing is built.
@@ -27,8 +34,10 @@ export async function createTestBranch(
   octokit: InstallationOctokit,
   repo: Repo,
   command: CreateTestBranch,
+  build: BuildOptions,
 ): Promise<QueueEvent[]> {
-  if (command.resolveRequiredStatusesOf === null) return [await buildTestBranch(octokit, repo, command)];
+  if (command.resolveRequiredStatusesOf === null)
+    return [await buildTestBranch(octokit, repo, command, build)];
   const resolved = await resolveRequiredStatuses(
     octokit,
     repo.owner,
@@ -37,7 +46,7 @@ export async function createTestBranch(
   );
   const resolution: QueueEvent = { type: "required_statuses_resolved", runId: command.runId, ...resolved };
   if (resolved.statuses.length === 0) return [resolution];
-  return [resolution, await buildTestBranch(octokit, repo, command)];
+  return [resolution, await buildTestBranch(octokit, repo, command, build)];
 }
 
 /**
@@ -49,6 +58,7 @@ async function buildTestBranch(
   octokit: InstallationOctokit,
   repo: Repo,
   command: CreateTestBranch,
+  { signedOnly }: BuildOptions,
 ): Promise<QueueEvent> {
   const scratch = `${SCRATCH_PREFIX}${command.branch}`;
   await pointBranch(octokit, repo, scratch, command.baseSha);
@@ -57,7 +67,7 @@ async function buildTestBranch(
   for (const pr of command.prs) {
     // The scratch branch holds GitHub's merge commit of the previous PR, not the reproducible one.
     if (scratchHead !== head) await pointBranch(octokit, repo, scratch, head);
-    const merged = await mergeReproducibly(octokit, repo, scratch, head, pr);
+    const merged = await mergeReproducibly(octokit, repo, scratch, head, pr, signedOnly);
     if (merged === "conflict") {
       await deleteBranch(octokit, repo, scratch);
       return { type: "test_branch_conflict", runId: command.runId, prNumber: pr.number };
@@ -98,6 +108,7 @@ async function mergeReproducibly(
   scratch: string,
   head: string,
   pr: TestBranchMerge,
+  signedOnly: boolean,
 ): Promise<{ head: string; scratchHead: string } | "conflict"> {
   const message = `Merge #${pr.number}: ${pr.title}`;
   let merge;
@@ -109,11 +120,13 @@ async function mergeReproducibly(
       commit_message: message,
     });
   } catch (error) {
-    if (statusOf(error) === 409) return "conflict";
+    // A 409 in a rule's words is no conflict: it is thrown, and retried, rather than failing the PR.
+    if (statusOf(error) === 409 && ruleRefusalOf(error) === null) return "conflict";
     throw error;
   }
   // 204: the PR's head is already in the branch.
   if (merge.status !== 201) return { head, scratchHead: head };
+  if (signedOnly) return { head: merge.data.sha, scratchHead: merge.data.sha };
   const gitHubAuthor = merge.data.commit.author;
   const signature = {
     name: gitHubAuthor?.name ?? FALLBACK_AUTHOR.name,

@@ -87,7 +87,7 @@ export async function* readReports(
     }
     wake();
   });
-  const thread = readerThread();
+  const thread = useReaderThread();
   const stopWatching = thread.watch(fail);
   const job: Omit<ReadingJob, "port"> = { ...options, documentCount: documents.length };
   thread.worker.postMessage({ ...job, port: readerPort }, [readerPort]);
@@ -111,6 +111,7 @@ export async function* readReports(
     port.close();
     stopWatching();
     supply.close();
+    releaseReaderThread(thread);
   }
 }
 
@@ -193,11 +194,43 @@ interface ReaderThread {
 let current: ReaderThread | undefined;
 
 /**
+ * The reader thread is stopped once no upload has used it for this long: after a large upload its heap holds tens
+ * of MiB (up to its caps) that would otherwise stay with the process until the next upload. Starting it again costs
+ * the next upload a tenth of a second; CI's uploads of one build come closer together than this.
+ */
+export const READER_IDLE_MS = 30_000;
+/** Uploads being read, and the timer that stops the thread once there are none. */
+let readings = 0;
+let retirement: NodeJS.Timeout | undefined;
+
+function useReaderThread(): ReaderThread {
+  clearTimeout(retirement);
+  readings++;
+  return readerThread();
+}
+
+function releaseReaderThread(thread: ReaderThread): void {
+  if (--readings > 0) return;
+  retirement = setTimeout(() => {
+    if (readings !== 0 || current !== thread) return;
+    // Forgotten first, so that an upload arriving while it stops starts a new thread instead of joining this one.
+    current = undefined;
+    void thread.worker.terminate();
+  }, READER_IDLE_MS);
+  retirement.unref();
+}
+
+/**
  * Starts the reader thread unless it runs, so that the next upload does not wait for it to load (a tenth of a
  * second or more); resolves once it has. The service leaves it to the first upload, to stay small while idle.
  */
 export async function startReportReader(): Promise<void> {
   await readerThread().ready;
+}
+
+/** Whether the reader thread runs: from the first upload until it has been idle for READER_IDLE_MS. */
+export function readerThreadRunning(): boolean {
+  return current !== undefined;
 }
 
 /** Stops the reader thread; uploads being read fail, and the next upload starts it again. */

@@ -123,22 +123,30 @@ export async function queueMetricsExposition(
   const queues = await queuesInScope(db, scope);
   const ids = queues.map((queue) => queue.queueId);
   const since = now - windowMs;
-  const [queued, counted, concludedInWindow, restartsInWindow, waits, tests, timesToConclusion] =
-    await Promise.all([
-      submissionsInStates(db, ids, [...readyStates, "not_ready"]),
-      counters(db, ids),
-      transitionsByState(db, ids, conclusions, since),
-      transitionsForReasons(db, ids, ["pending", "not_ready"], restartReasons, since),
-      waitDurations(db, ids, since, boundsMs),
-      Promise.all(
-        runPools.map((pool) => testRunDurations(db, ids, pool, decidedRunStatuses, since, boundsMs)),
-      ),
-      timesInQueue(db, ids, conclusions, since, boundsMs),
-    ]);
+  const [
+    queued,
+    counted,
+    concludedInWindow,
+    restartsInWindow,
+    waits,
+    tests,
+    timesToConclusion,
+    refusedInWindow,
+  ] = await Promise.all([
+    submissionsInStates(db, ids, [...readyStates, "not_ready"]),
+    counters(db, ids),
+    transitionsByState(db, ids, conclusions, since),
+    transitionsForReasons(db, ids, ["pending", "not_ready"], restartReasons, since),
+    waitDurations(db, ids, since, boundsMs),
+    Promise.all(runPools.map((pool) => testRunDurations(db, ids, pool, decidedRunStatuses, since, boundsMs))),
+    timesInQueue(db, ids, conclusions, since, boundsMs),
+    transitionsForReasons(db, ids, ["failed"], ["branch_rule_refused"], since),
+  ]);
   const states = countsByQueue(queued);
   const conclusionsTotal = counterValues(counted, "pr_conclusions");
   const concluded = countsByQueue(concludedInWindow);
   const restarts = new Map(restartsInWindow.map((row) => [row.queueId, row.count]));
+  const ruleRefusals = new Map(refusedInWindow.map((row) => [row.queueId, row.count]));
 
   const perQueue = (value: (queue: MetricsQueue) => number): Sample[] =>
     queues.map((queue) => ({ labels: queueLabels(queue), value: value(queue) }));
@@ -206,6 +214,12 @@ export async function queueMetricsExposition(
       help: "Times a PR went back to wait for a new test run in the last hour (restart, target moved, PR ahead failed or left, urgent PR ahead).",
       type: "untyped",
       samples: perQueue((queue) => restarts.get(queue.queueId) ?? 0),
+    },
+    {
+      name: "mq_branch_rule_refusals_1h_total",
+      help: "PRs failed in the last hour because GitHub refused their merge for one of the target branch's rules (a rolling window).",
+      type: "untyped",
+      samples: perQueue((queue) => ruleRefusals.get(queue.queueId) ?? 0),
     },
     {
       name: "mq_pr_wait_duration_1h_seconds",

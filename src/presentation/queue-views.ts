@@ -16,6 +16,7 @@ import type {
   TestRunStatus,
 } from "../queue/state.ts";
 import { isTerminal } from "../queue/state.ts";
+import { type BranchRulesView, branchRulesView } from "./branch-rules-view.ts";
 import { knownFlakyFailures } from "../queue/flake-evidence.ts";
 import type { CheckRunReport, CommitStatusReport } from "../queue/status-reports.ts";
 
@@ -98,6 +99,8 @@ export type QueueView = Omit<QueueSettings, "bisectionConcurrency"> & {
   /** The branch does not exist yet: PRs wait until it is pushed. */
   readonly waitingForBranch: boolean;
   readonly enqueuedPullRequests: EnqueuedPullRequestView[];
+  /** Extension: the target's rules on GitHub and how the queue honours them; null until read. */
+  readonly branchRules: BranchRulesView | null;
 };
 
 /** The queue record (interface 2.3). */
@@ -110,6 +113,7 @@ export function queueView(state: QueueState): QueueView {
     bisectionConcurrency: settings.bisectionConcurrency ?? settings.concurrency,
     waitingForBranch: state.target.awaitingBranch === true,
     enqueuedPullRequests: enqueuedPullRequests(state),
+    branchRules: branchRulesView(state),
   };
 }
 

@@ -13,6 +13,7 @@ export type QueueScalars = Pick<
   | "merging"
   | "nextRunSeq"
   | "nextSubmissionSeq"
+  | "branchRules"
   | "lastEvidenceAt"
 >;
 

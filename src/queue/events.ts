@@ -1,3 +1,4 @@
+import type { BranchRule } from "./branch-rule-facts.ts";
 import type { QueueSettings } from "./settings.ts";
 import type {
   CancelReason,
@@ -26,7 +27,21 @@ export type MergeFailure =
   /** The PR head is no longer the tested head (contract 5.4): the PR is cancelled with `pr_updated`. */
   | { readonly kind: "pr_head_moved" }
   /** The target head was not the expected one: someone pushed outside the queue. */
-  | { readonly kind: "target_moved"; readonly headSha: string };
+  | { readonly kind: "target_moved"; readonly headSha: string }
+  /**
+   * GitHub refused for one of the target's rules, its head unchanged (see branch-rules.ts); `rule`: the rule's
+   * type when GitHub's message names one.
+   */
+  | {
+      readonly kind: "rule_refused";
+      readonly rule: string | null;
+      readonly message: string;
+      /**
+       * The refused commit is one the queue made before it knew the rule (an unsigned merge commit): its PRs are
+       * tested again, on commits the rule accepts, rather than failed.
+       */
+      readonly retest?: boolean;
+    };
 
 /** What GitHub says about merging a PR directly (contract 5.9), read for one PR head and target head. */
 export type DirectMergeFacts =
@@ -105,6 +120,8 @@ export type QueueEvent =
       readonly targetSha: string;
       readonly facts: DirectMergeFacts;
     }
+  /** The target branch's rules as GitHub enforces them, read by the shell (see branch-rules.ts). */
+  | { readonly type: "branch_rules_read"; readonly rules: readonly BranchRule[] }
   /**
    * A JUnit upload on a test branch commit, as test health judged its failing tests (every test whose final
    * outcome in the upload was a failure; none when everything passed).

@@ -1,3 +1,6 @@
+export type { BranchRule, BranchRulesState } from "./branch-rule-facts.ts";
+export type { HonouredRule } from "./branch-rules.ts";
+export { honouredRules, ruleBlockingLanding } from "./branch-rules.ts";
 export { compact } from "./compaction.ts";
 export type { QueueCommand, TestBranchMerge } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";

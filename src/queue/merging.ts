@@ -1,4 +1,5 @@
 import { releaseStarted, removeFromQueue } from "./abandonment.ts";
+import { onRuleRefused } from "./branch-rules.ts";
 import { cancelDetail } from "./cancellation.ts";
 import { fastForwardTarget, mergeIdOf, mergePullRequest } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";
@@ -196,6 +197,7 @@ export function onMergeFailed(
   const seen = draft.state.target.headsSeenWhileMerging;
   draft.update({ merging: null, target: { ...draft.state.target, headsSeenWhileMerging: [] } });
   if (failure.kind === "target_moved") moveTargetOutside(draft, failure.headSha);
+  else if (failure.kind === "rule_refused") onRuleRefused(draft, merge, failure);
   else {
     const cancelRequest = draft.pr(prNumber)?.cancelRequest ?? null;
     if (cancelRequest !== null) {

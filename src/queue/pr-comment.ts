@@ -38,6 +38,8 @@ function advice(state: QueueState, reason: StateReason): string | null {
       return `Set \`merge.required_statuses\` in \`.github/switchyard.yml\` or protect \`${state.targetBranch}\` with required status checks, then ${again}.`;
     case "merge_rejected":
       return `Fix what GitHub reported, then ${again}.`;
+    case "branch_rule_refused":
+      return `Make the PR meet \`${state.targetBranch}\`'s rule GitHub named (or have the rule changed), then ${again}.`;
     case "cancelled_by_user":
     case "pr_closed":
     case "pr_updated":

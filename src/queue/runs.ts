@@ -1,3 +1,4 @@
+import { testBudgetFreesAt } from "./restart-budget.ts";
 import { releaseStarted, removeFromQueue } from "./abandonment.ts";
 import type { TestBranchMerge } from "./commands.ts";
 import { createTestBranch, openTestPullRequest, testBranchName } from "./commands.ts";
@@ -200,6 +201,7 @@ export function startRuns(draft: QueueDraft): void {
   while (slots > 0) {
     const batch = formingBatch(draft.state);
     if (batch === null || batch.startsAt > draft.now) return;
+    if (testBudgetFreesAt(draft.state, batch.prNumbers) > draft.now) return;
     startRun(draft, batch.prNumbers);
     slots--;
   }
@@ -211,7 +213,10 @@ export function startRuns(draft: QueueDraft): void {
  */
 export function batchWaitDeadline(state: QueueState): number | null {
   if (!canStartRuns(state) || mainLineSlots(state) <= 0) return null;
-  const startsAt = formingBatch(state)?.startsAt ?? -Infinity;
+  const batch = formingBatch(state);
+  if (batch === null) return null;
+  // Or held back by a PR of it that spent its test budget (see restart-budget.ts).
+  const startsAt = Math.max(batch.startsAt, testBudgetFreesAt(state, batch.prNumbers));
   return Number.isFinite(startsAt) ? startsAt : null;
 }
 

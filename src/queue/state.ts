@@ -1,4 +1,5 @@
 import type { QueueMode, QueueSettings } from "./settings.ts";
+import type { BranchRulesState } from "./branch-rule-facts.ts";
 import type { StatusReport } from "./status-reports.ts";
 
 /** The state a user sets (contract 5.8); `switching_modes` is derived from `pendingMode`. */
@@ -23,7 +24,13 @@ export type CancelReason =
 
 /** Why a PR failed, or why its run failed while the decision waits (contract 5.1, 5.3, 5.4). */
 export type FailureReason =
-  "merge_conflict" | "tests_failed" | "timeout" | "no_required_statuses" | "merge_rejected";
+  | "merge_conflict"
+  | "tests_failed"
+  | "timeout"
+  | "no_required_statuses"
+  | "merge_rejected"
+  /** GitHub refused the merge for one of the target's rules (see branch-rules.ts). */
+  | "branch_rule_refused";
 
 /** Why a PR went back to waiting and will be tested again (contract 5.1: testing → pending). */
 export type RequeueReason =
@@ -263,6 +270,8 @@ export interface QueueState {
   readonly merging: MergeInFlight | null;
   readonly nextRunSeq: number;
   readonly nextSubmissionSeq: number;
+  /** The target's rules on GitHub, once read (see branch-rules.ts). */
+  readonly branchRules?: BranchRulesState;
   /** When a JUnit upload last came for one of its test branches (see flake-evidence.ts). Absent: never. */
   readonly lastEvidenceAt?: number;
 }

@@ -1,4 +1,5 @@
 import { startBisections } from "./bisection.ts";
+import { onBranchRulesRead } from "./branch-rules.ts";
 import { onCancelRequested, onRestartRequested } from "./cancellation.ts";
 import type { QueueCommand } from "./commands.ts";
 import { directMergeUnderway, onDirectMergeChecked, planDirectMerge } from "./direct-merge.ts";
@@ -57,6 +58,8 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
       return onMergeFailed(draft, event.mergeId, event.prNumber, event.failure);
     case "direct_merge_checked":
       return onDirectMergeChecked(draft, event.prNumber, event, event.facts);
+    case "branch_rules_read":
+      return onBranchRulesRead(draft, event.rules);
     case "run_failures_explained":
       return onRunFailuresExplained(draft, event.sha, event.failingTests);
     case "tick":

@@ -85,9 +85,16 @@ export class OutboxWorker {
     for (const lane of outboxLanes) this.#kickLane(queueId, lane);
   }
 
+  /**
+   * A queue's notifications wait while its effects run here: a merge or a new test branch is about to change what
+   * they would say ("tests passed" becomes "merged", "queued" becomes "testing"), and a status or comment replaced
+   * before it was sent is never sent (outbox.ts), so people see the same news for fewer writes to GitHub, whose
+   * secondary limits count every one. The effects lane ends its drain when it can go no further (done, failed,
+   * rate limited), so the wait lasts no longer than the effects themselves.
+   */
   #kickLane(queueId: string, lane: OutboxLane): void {
     const key = `${lane}:${queueId}`;
-    if (this.#draining.has(key)) {
+    if (this.#draining.has(key) || (lane === "notifications" && this.#draining.has(`effects:${queueId}`))) {
       this.#again.add(key);
       return;
     }
@@ -96,6 +103,10 @@ export class OutboxWorker {
       .finally(() => {
         this.#draining.delete(key);
         if (this.#again.delete(key)) this.#kickLane(queueId, lane);
+        const held = `notifications:${queueId}`;
+        if (lane === "effects" && !this.#draining.has(key) && this.#again.delete(held)) {
+          this.#kickLane(queueId, "notifications");
+        }
       });
     this.#draining.set(key, drain);
   }

@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import type { RepositoryRef } from "../ports/github-reads.ts";
 import type { QueueRef } from "./queues.ts";
 import type { Repository } from "./repositories.ts";
+import { ContentMemo } from "./content-mark.ts";
 import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
 
@@ -55,18 +56,33 @@ const installedRepositoryQueue = preparedQuery(
  * query: what every queue request reads. Undefined when the repository has no installation recorded or no such
  * queue.
  */
-export async function findInstalledRepositoryQueue(
+export function findInstalledRepositoryQueue(
   db: Kysely<Database>,
   ref: RepositoryRef,
   branch: string,
-): Promise<{ repository: Repository; queue: VersionedQueueRef } | undefined> {
-  const [row] = await installedRepositoryQueue(
-    db,
-    ref.host.toLowerCase(),
-    ref.owner.toLowerCase(),
-    ref.name.toLowerCase(),
-    branch.toLowerCase(),
-  );
+): Promise<InstalledRepositoryQueue | undefined> {
+  const keys = [ref.host, ref.owner, ref.name, branch].map((key) => key.toLowerCase()) as [
+    string,
+    string,
+    string,
+    string,
+  ];
+  return installedRepositoryQueues.get(db, keys.join("\n"), () => readInstalledRepositoryQueue(db, ...keys));
+}
+
+interface InstalledRepositoryQueue {
+  repository: Repository;
+  queue: VersionedQueueRef;
+}
+
+/** Kept while the database is unchanged: a saved step (a new version) or any other write drops them all. */
+const installedRepositoryQueues = new ContentMemo<InstalledRepositoryQueue | undefined>(4096);
+
+async function readInstalledRepositoryQueue(
+  db: Kysely<Database>,
+  ...keys: [host: string, ownerKey: string, nameKey: string, branchKey: string]
+): Promise<InstalledRepositoryQueue | undefined> {
+  const [row] = await installedRepositoryQueue(db, ...keys);
   if (row === undefined) return undefined;
   const { repositoryId, host, owner, name, installationId, queueId, branch: queueBranch, version } = row;
   return {

@@ -1,9 +1,10 @@
 // Prepared statements that are prepared once. better-sqlite3 prepares each SQL text Kysely runs, and preparing costs
 // as much as running a small query; ingestion runs the same multi-row inserts hundreds of times per upload
 // (contract 7.1 at 100,000 results per second). Kysely needs only `prepare` and `close` of the database, so the
-// cache sits between them.
+// cache sits between them. Every statement passes here, so this is also where a statement that writes tells the
+// connection's content mark (content-mark.ts).
 import type BetterSqlite3 from "better-sqlite3";
-import type { SqliteDatabase } from "kysely";
+import type { SqliteDatabase, SqliteStatement } from "kysely";
 
 /**
  * The SQL text the cached statements may add up to, least recently used dropped first. A prepared statement takes
@@ -12,8 +13,11 @@ import type { SqliteDatabase } from "kysely";
  */
 const CAPACITY_CHARS = 1024 * 1024;
 
-export function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
-  const statements = new Map<string, BetterSqlite3.Statement>();
+export function withStatementCache(
+  database: BetterSqlite3.Database,
+  wrote: () => void = () => undefined,
+): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
   let cachedChars = 0;
   return {
     close: () => database.close(),
@@ -24,7 +28,7 @@ export function withStatementCache(database: BetterSqlite3.Database): SqliteData
         statements.set(sql, statement);
         return statement;
       }
-      statement = database.prepare(sql);
+      statement = noticingWrites(database.prepare(sql), wrote);
       if (sql.length > CAPACITY_CHARS / 4) return statement;
       statements.set(sql, statement);
       cachedChars += sql.length;
@@ -34,6 +38,32 @@ export function withStatementCache(database: BetterSqlite3.Database): SqliteData
         cachedChars -= oldest.length;
       }
       return statement;
+    },
+  };
+}
+
+/** `statement`, calling `wrote` after each run if it may write (an insert, update or delete, with RETURNING or not). */
+function noticingWrites(statement: BetterSqlite3.Statement, wrote: () => void): SqliteStatement {
+  if (statement.readonly) return statement;
+  return {
+    reader: statement.reader,
+    all: (parameters) => {
+      try {
+        return statement.all(parameters);
+      } finally {
+        wrote();
+      }
+    },
+    run: (parameters) => {
+      try {
+        return statement.run(parameters);
+      } finally {
+        wrote();
+      }
+    },
+    iterate: (parameters) => {
+      wrote();
+      return statement.iterate(parameters);
     },
   };
 }

@@ -1,6 +1,7 @@
 // API tokens (contract 3): random, shown once, stored as a hash, compared in constant time, revocable.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
+import { ContentMemo } from "./content-mark.ts";
 import { newId } from "./ids.ts";
 import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
@@ -142,7 +143,14 @@ const tokenRows = preparedQuery((db, tokenId: string) =>
     .where("api_tokens.id", "=", tokenId),
 );
 
-async function activeToken(db: Kysely<Database>, tokenId: string) {
+/** Tokens read, kept while the database is unchanged: a revocation or any other write drops them all. */
+const activeTokens = new ContentMemo<Awaited<ReturnType<typeof readActiveToken>>>(1024);
+
+function activeToken(db: Kysely<Database>, tokenId: string) {
+  return activeTokens.get(db, tokenId, () => readActiveToken(db, tokenId));
+}
+
+async function readActiveToken(db: Kysely<Database>, tokenId: string) {
   const rows = await tokenRows(db, tokenId);
   const row = rows[0];
   if (row === undefined || row.revoked_at !== null) return undefined;

@@ -305,7 +305,7 @@ describe.each(testDialects)("queue metrics on %s", (dialect) => {
   it("answers a repo without queues with every family and no series", async () => {
     const m = await metrics("?repo=acme/widgets&repoHost=github.com");
     expect(m.samples).toEqual([]);
-    expect([...m.types.keys()]).toHaveLength(12);
+    expect([...m.types.keys()]).toHaveLength(13);
   });
 
   it("refuses repo without repoHost (and the reverse), a malformed repo and another host with 400", async () => {

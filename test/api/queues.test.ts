@@ -39,6 +39,7 @@ describe.each(testDialects)("queue administration over HTTP on %s", (dialect) =>
       adaptiveBatching: false,
       waitingForBranch: false,
       enqueuedPullRequests: [],
+      branchRules: { readAt: expect.any(String), rules: [], refusals: 0, lastRefusal: null },
     });
   });
 

@@ -1,7 +1,7 @@
 // The service as the benchmarks run it: its own process on loopback, on a SQLite database that already knows a token
 // and the acme/widgets repository (so GitHub is never contacted), measured from outside through /proc.
-import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { type ChildProcess, execSync, spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openMigratedDatabase, type Store } from "../../src/store/database.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
@@ -12,8 +12,26 @@ import { freePort } from "../support/ports.ts";
 export const root = join(import.meta.dirname, "../..");
 export const repo = { host: "github.com", owner: "acme", name: "widgets" };
 
-/** The service started from the bundle `npm run build` writes, as the image runs it. */
-export const distCommand = [process.execPath, "dist/src/main.js"];
+/**
+ * Builds the service as users do (`npm run build`). BENCH_SKIP_BUILD=1 skips it, for a re-run on a build that is
+ * known to be current.
+ */
+export function buildService(): void {
+  if (process.env.BENCH_SKIP_BUILD === "1")
+    return console.log("using the existing build (BENCH_SKIP_BUILD=1)");
+  console.log("building (npm run build)…");
+  execSync("npm run build --silent", { cwd: root, stdio: "inherit" });
+}
+
+/**
+ * The service started from the bundle `npm run build` writes, as the image runs it. BENCH_CPU_PROF=<dir> has each
+ * such process write a V8 CPU profile there when it stops (node --cpu-prof; test/bench/profile-summary.ts reads it).
+ */
+export const distCommand = [
+  process.execPath,
+  ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+  "dist/src/main.js",
+];
 /** As `npm start` runs it, but without npm's and tsx's wrapper processes, so that the pid is the service's. */
 export const tsxCommand = [process.execPath, "--import", "tsx", "src/main.ts"];
 
@@ -48,9 +66,10 @@ export async function benchDatabase(
   }
 }
 
-async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
+async function waitUntilUp(url: string, child: ChildProcess, log: string): Promise<void> {
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    if (child.exitCode !== null)
+      throw new Error(`service exited with ${child.exitCode} (its output: ${log})`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -63,16 +82,25 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
 /**
  * Starts the service with `command`, returns it, the milliseconds until /ping answered and the CPU time the process
  * had taken by then (all its threads; unlike the wall-clock time, it hardly depends on what else the machine runs).
+ * The service runs as users run it: at the default log level (unless `env` sets LOG_LEVEL), its output written to
+ * the file `log` (appended; /dev/null when none is given, which still formats and writes every line).
  */
-export async function startService(command: readonly string[], env: Record<string, string>) {
+export async function startService(
+  command: readonly string[],
+  env: Record<string, string>,
+  log = "/dev/null",
+) {
   const port = await freePort();
   const began = performance.now();
+  const { LOG_LEVEL: _inherited, ...parentEnv } = process.env;
+  const output = openSync(log, "a");
   const child = spawn(command[0]!, command.slice(1), {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
-    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...parentEnv, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", output, output],
   });
-  await waitUntilUp(`http://127.0.0.1:${port}/ping`, child);
+  closeSync(output);
+  await waitUntilUp(`http://127.0.0.1:${port}/ping`, child, log);
   return { child, port, startMs: performance.now() - began, cpuMs: cpuMs(child.pid!) };
 }
 

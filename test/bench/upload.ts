@@ -1,30 +1,36 @@
-// npm run bench:upload — the memory of the service while it stores a 400,000-result upload, sent as a user sends
-// it: the service runs from the bundle `npm run build` writes, as the image runs it (SQLite), and `switchyard upload`'s client sends a 40 MiB JUnit report,
-// which it cuts into requests under the 20 MiB body limit. The service's RSS is read from outside (/proc/<pid>): at
-// idle, then its peak (VmHWM, reset just before the upload) and results/s. Two uploads are measured: the first of the
-// suite (every test new) and the next (every test known, the steady state of CI). "Warm" is the RSS after a first
-// upload of 10 results, which starts the report reader's thread and allocates the test key cache, once per process.
+// npm run bench:upload — ingestion throughput and the service's memory while it stores a 200,000-result JUnit upload
+// (20.6 MiB), sent as a user sends it: the service runs from the bundle `npm run build` writes, in its own process
+// (SQLite, default log level, output to a file), and `switchyard upload`'s client sends the report, cut into requests
+// under the 20 MiB body limit. In the same run, in turns with the uploads, the baselines run in their own processes
+// (bare-ingestion.ts): a bare saxes parse of the same report building its records, and a bare SQLite insert loop
+// of the same rows into the service's schema. Two uploads are measured: the first after the start (every test new;
+// it also starts the reader thread and the key cache) and the next (every test known, the steady state of CI).
+// The service's RSS is read from outside (/proc/<pid>): at idle, its peak during each upload (VmHWM, reset just
+// before), 5 s after, and once the idle reader thread has stopped. Each rate is also given per CPU second (the service's threads, the baseline's process),
+// the figure to trust on a busy machine. BENCH_UPLOAD_CASES sets the report's size.
 // GitHub is never contacted: the upload tells its default branch and CODEOWNERS.
-import { execSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { READER_IDLE_MS } from "../../src/health/report-reader.ts";
 import { uploadReports } from "../../src/cli/upload-client.ts";
 import type { UploadTarget } from "../../src/cli/upload-metadata.ts";
 import { writeReport } from "./junit-report.ts";
 import {
   benchDatabase,
+  buildService,
+  root,
   cpuMs,
   distCommand,
   memoryMiB,
   repo,
-  root,
   startService,
   stop,
 } from "./service-process.ts";
 
 const MiB = 1024 * 1024;
-const cases = Number(process.env.BENCH_UPLOAD_CASES ?? 400_000);
+const cases = Number(process.env.BENCH_UPLOAD_CASES ?? 200_000);
 
 async function measureUpload(pid: number, target: UploadTarget, report: string) {
   // Writing 5 to clear_refs resets VmHWM to the current RSS: the peak read afterwards is the upload's.
@@ -43,15 +49,30 @@ async function measureUpload(pid: number, target: UploadTarget, report: string) 
   };
 }
 
+/** Runs a baseline of bare-ingestion.ts in its own process. */
+function bare(...args: string[]): { results: number; ms: number; cpuMs: number } {
+  const output = execFileSync(
+    process.execPath,
+    ["--import", "tsx", "test/bench/bare-ingestion.ts", ...args],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  );
+  return JSON.parse(output.trim().split("\n").at(-1)!);
+}
+
+const perSecond = (results: number, ms: number) => Math.round((results / ms) * 1000);
+const figure = (n: number) => n.toLocaleString("en-US");
+
 async function main(): Promise<void> {
-  console.log("building (npm run build)…");
-  execSync("npm run build --silent", { cwd: root, stdio: "inherit" });
+  buildService();
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-upload-"));
   const { env, token } = await benchDatabase(join(dir, "bench.db"));
   const report = join(dir, "TEST-widgets.xml");
   const reportBytes = await writeReport(report, cases, 0.01);
 
-  const { child: service, port } = await startService(distCommand, env);
+  const { child: service, port } = await startService(distCommand, env, join(dir, "service.log"));
   try {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const pid = service.pid!;
@@ -70,37 +91,62 @@ async function main(): Promise<void> {
         codeowners: "* @acme/core\n",
       },
     });
-    // A first small upload starts what every later upload shares: the reader thread and the key cache.
-    const small = join(dir, "TEST-small.xml");
-    await writeReport(small, 10, 0.1);
-    await uploadReports(target(99), [small]);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const warm = memoryMiB(pid);
+    // In turns: a baseline, an upload, a baseline, …, so that what else the machine does weighs on all alike. The
+    // first upload is the first after the start: it includes starting the reader thread and the key cache.
+    const parses = [bare("parse", report)];
     const first = await measureUpload(pid, target(1), report);
+    const inserts = [bare("insert", report, `file:${join(dir, "bare-1.db")}`)];
     const second = await measureUpload(pid, target(2), report);
+    parses.push(bare("parse", report));
+    inserts.push(bare("insert", report, `file:${join(dir, "bare-2.db")}`));
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const settled = memoryMiB(pid);
+    await new Promise((resolve) => setTimeout(resolve, READER_IDLE_MS));
+    const readerStopped = memoryMiB(pid);
 
+    const parseRate = median(parses.map((run) => perSecond(run.results, run.ms)));
+    const parseCpuRate = median(parses.map((run) => perSecond(run.results, run.cpuMs)));
+    const insertRate = median(inserts.map((run) => perSecond(run.results, run.ms)));
+    const insertCpuRate = median(inserts.map((run) => perSecond(run.results, run.cpuMs)));
     console.log("\nSwitchyard upload benchmark (service from dist, SQLite, loopback, this machine)");
     console.log(
-      `report: ${cases.toLocaleString("en-US")} test cases, ${(reportBytes / MiB).toFixed(1)} MiB, sent by switchyard upload's client`,
+      `report: ${figure(cases)} test cases, ${(reportBytes / MiB).toFixed(1)} MiB, sent by switchyard upload's client; ` +
+        `service: node dist/src/main.js, default log level, output to a file`,
     );
     console.log(
-      `service RSS at idle (3 s after start): ${idle.toFixed(1)} MiB; warm (after a first upload of 10 results): ${warm.toFixed(1)} MiB`,
+      `bare saxes parse building records (own process): ${figure(parseRate)} results/s ` +
+        `(${figure(parseCpuRate)} per CPU second); runs ${parses.map((run) => run.ms.toFixed(0)).join(", ")} ms`,
     );
+    console.log(
+      `bare SQLite insert loop of the same rows into the service's schema (own process): ${figure(insertRate)} results/s ` +
+        `(${figure(insertCpuRate)} per CPU second); runs ${inserts.map((run) => run.ms.toFixed(0)).join(", ")} ms`,
+    );
+    console.log(`service RSS at idle (3 s after start): ${idle.toFixed(1)} MiB`);
     for (const [name, run] of [
-      ["first upload (every test new)", first],
+      ["first upload after start (every test new)", first],
       ["next upload (every test known)", second],
     ] as const) {
+      const rate = run.results / run.seconds;
+      const cpuRate = run.results / run.cpuSeconds;
       console.log(
-        `${name}: ${run.results.toLocaleString("en-US")} results in ${run.requests} requests, ` +
-          `${run.seconds.toFixed(1)} s = ${Math.round(run.results / run.seconds).toLocaleString("en-US")} results/s ` +
-          `(service CPU ${run.cpuSeconds.toFixed(1)} s); service RSS peak ${run.peak.toFixed(1)} MiB ` +
-          `= idle + ${(run.peak - idle).toFixed(1)} MiB = warm + ${(run.peak - warm).toFixed(1)} MiB, ${run.after.toFixed(1)} MiB after`,
+        `${name}: ${figure(run.results)} results in ${run.requests} requests, ${run.seconds.toFixed(2)} s = ` +
+          `${figure(Math.round(rate))} results/s = ${(rate / parseRate).toFixed(2)} of the bare parse; ` +
+          `service CPU ${run.cpuSeconds.toFixed(2)} s = ${figure(Math.round(cpuRate))} results per CPU second = ` +
+          `${(cpuRate / parseCpuRate).toFixed(2)} of the bare parse's; RSS peak ${run.peak.toFixed(1)} MiB = ` +
+          `${(run.peak / idle).toFixed(2)}× idle, ${run.after.toFixed(1)} MiB just after`,
       );
     }
+    console.log(
+      `service RSS 5 s after the uploads: ${settled.toFixed(1)} MiB = ${(settled / idle).toFixed(2)}× idle; ` +
+        `${(5 + READER_IDLE_MS / 1000).toFixed(0)} s after (the idle reader thread stopped): ` +
+        `${readerStopped.toFixed(1)} MiB = ${(readerStopped / idle).toFixed(2)}× idle`,
+    );
   } finally {
     await stop(service);
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 await main();

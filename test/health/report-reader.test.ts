@@ -9,7 +9,13 @@ import {
   relativeFilePath,
   testIdentities,
 } from "../../src/health/report-batches.ts";
-import { readReports, startReportReader, stopReportReader } from "../../src/health/report-reader.ts";
+import {
+  READER_IDLE_MS,
+  readerThreadRunning,
+  readReports,
+  startReportReader,
+  stopReportReader,
+} from "../../src/health/report-reader.ts";
 import { testCaseId } from "../../src/health/test-identity.ts";
 
 const repository = { host: "github.com", owner: "Acme", name: "Widgets" };
@@ -201,6 +207,28 @@ describe("reading an upload's reports on the reader thread", () => {
     const reading = readAll([slow()]);
     await stopReportReader();
     await expect(reading).rejects.toThrow(/report reader stopped/);
+    expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
+  });
+});
+
+describe("the reader thread between uploads", () => {
+  it("stops once no upload has used it for a while, giving its heap back, and starts again for the next", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      await readAll([suite('<testcase name="first"/>')]);
+      vi.advanceTimersByTime(READER_IDLE_MS / 2);
+      // Another upload within the idle time keeps the same thread and starts the idle time again.
+      await readAll([suite('<testcase name="second"/>')]);
+      vi.advanceTimersByTime(READER_IDLE_MS - 1);
+      expect(readerThreadRunning()).toBe(true);
+      vi.advanceTimersByTime(1);
+      for (let turn = 0; turn < 10_000 && readerThreadRunning(); turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(readerThreadRunning()).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
     expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
   });
 });

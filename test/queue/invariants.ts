@@ -9,6 +9,7 @@ const FAILURE_REASONS = new Set([
   "timeout",
   "no_required_statuses",
   "merge_rejected",
+  "branch_rule_refused",
 ]);
 const CANCEL_REASONS = new Set([
   "cancelled_by_user",

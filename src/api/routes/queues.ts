@@ -2,7 +2,8 @@
 import { randomBytes } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from "../../queue/index.ts";
+import { DEFAULT_QUEUE_SETTINGS, type QueueEvent, type QueueSettings } from "../../queue/index.ts";
+import { judgeSettingsByRules } from "../branch-rules-check.ts";
 import { queueView } from "../../presentation/queue-views.ts";
 import { findQueue } from "../../store/queues.ts";
 import { principalOf } from "../auth.ts";
@@ -49,15 +50,20 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       }
       // A queue may come before its branch (a release branch created later): it then waits for it.
       const head = await deps.github.branchHead(repository, targetBranch);
+      const settings = { ...DEFAULT_QUEUE_SETTINGS, ...settingsIn(request.body) };
+      const verdict = await judgeSettingsByRules(deps, repository, targetBranch, settings, undefined);
       const state = await deps.engine.createQueue({
         queueId: newQueueId(),
         repositoryId: repository.id,
         branch: targetBranch,
         targetHeadSha: head,
-        settings: { ...DEFAULT_QUEUE_SETTINGS, ...settingsIn(request.body) },
+        settings,
       });
       if (state === undefined) throw conflict("queue_exists", conflictDetail);
-      return queueView(state);
+      const paused: QueueEvent[] =
+        verdict.pauseFor === null ? [] : [{ type: "queue_updated", settings: {}, status: "paused" }];
+      const told = await deps.engine.dispatch(state.queueId, [...verdict.events, ...paused]);
+      return queueView(told ?? state);
     },
   );
 
@@ -84,7 +90,7 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
         operationId: "updateQueue",
         summary: "Change a queue's settings or state (running, paused, draining)",
         body: UpdateQueueRequest,
-        response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Type.Ref(QueueRecord), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
@@ -94,7 +100,17 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
         ...settingsIn(request.body),
         ...(deleteRequiredStatuses === true ? { requiredStatuses: null } : {}),
       };
+      const current = await deps.engine.read(queue.id);
+      if (current === undefined) throw queueNotFound(repository, queue.branch);
+      const verdict = await judgeSettingsByRules(
+        deps,
+        repository,
+        queue.branch,
+        { ...current.settings, ...settings },
+        status,
+      );
       const updated = await deps.engine.dispatch(queue.id, [
+        ...verdict.events,
         { type: "queue_updated", settings, ...(status === undefined ? {} : { status }) },
       ]);
       if (updated === undefined) throw queueNotFound(repository, queue.branch);

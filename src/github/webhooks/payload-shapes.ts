@@ -35,6 +35,8 @@ export type CheckRunPayload = Static<typeof CheckRun>;
 
 const shapes: Readonly<Record<string, TSchema>> = {
   push: Type.Object({ ref: Type.String(), after: Type.String(), repository: Repository }),
+  branch_protection_rule: Type.Object({ repository: Repository }),
+  repository_ruleset: Type.Object({ repository: Repository }),
   pull_request: Type.Object({
     pull_request: Type.Object({
       number: Type.Integer(),

@@ -168,7 +168,31 @@ export function queueLivePart(view: QueuePageView, controls: Controls): Markup {
     <section id="settings">
       <h2>Settings</h2>
       <dl>${settings}</dl>
-    </section>`;
+    </section>
+    ${branchRulesSection(view)}`;
+}
+
+/** What GitHub enforces on the branch, and what the queue does about each rule. */
+function branchRulesSection({ branchRules }: QueuePageView): Markup {
+  if (branchRules === null) return html``;
+  const rules = branchRules.rules.map(
+    (rule) =>
+      html`<dt><span class="mono">${rule.type}</span> <span class="muted">(${rule.source})</span></dt>
+        <dd>${rule.blocksLanding ? html`<strong>Nothing can land:</strong> ` : ""}${rule.honoured}</dd>`,
+  );
+  const last = branchRules.lastRefusal;
+  const refused =
+    last === null
+      ? ""
+      : html`<p>
+          GitHub refused ${branchRules.refusals} merge${branchRules.refusals === 1 ? "" : "s"} for a rule; the
+          last, ${time(Date.parse(last.at))}: <q>${last.message}</q>
+        </p>`;
+  return html`<section id="branch-rules">
+    <h2>Branch rules on GitHub</h2>
+    ${rules.length === 0 ? html`<p>No rule the queue must honour.</p>` : html`<dl>${rules}</dl>`} ${refused}
+    <p class="muted">Read ${time(Date.parse(branchRules.readAt))}.</p>
+  </section>`;
 }
 
 export function queuePage(

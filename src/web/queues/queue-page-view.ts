@@ -1,5 +1,6 @@
 // What one queue's page shows, as queue-page.ts reads it and queue-page-html.ts writes it.
 import type { DepartedPullRequest } from "../../store/queue-history.ts";
+import type { BranchRulesView } from "../../presentation/branch-rules-view.ts";
 import type { HourlySeries } from "./queue-charts.ts";
 
 export interface CheckView {
@@ -50,4 +51,6 @@ export interface QueuePageView {
   departed: DepartedView[];
   charts: HourlySeries;
   settings: [string, string][];
+  /** The target's rules on GitHub and how the queue honours them; null until read. */
+  branchRules: BranchRulesView | null;
 }

@@ -1,6 +1,7 @@
 // One merge queue at /queues/<host>/<owner>/<name>/<branch>: its PRs in queue order, each with why it is where it
 // is and the run testing it (what the run tests on top of the target, and its checks), the PRs that left in the
 // last day and why, and the queue's settings. Read from the queue core's state and the history projections.
+import { branchRulesView } from "../../presentation/branch-rules-view.ts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PullRequestEntry, QueueState, TestRun } from "../../queue/index.ts";
 import { queueView } from "../../presentation/queue-views.ts";
@@ -110,6 +111,7 @@ export function queuePageView(
     departed: anchoredDepartures(state, history.departed, prUrl),
     charts: hourlySeries(history.activity, state.line.length, deps.clock()),
     settings: settingsOf(state),
+    branchRules: branchRulesView(state),
   };
 }
 

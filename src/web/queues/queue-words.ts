@@ -20,6 +20,7 @@ const reasonWords: Record<StateReason, string> = {
   timeout: "Its tests took longer than the queue's testing timeout",
   no_required_statuses: "No required status checks are configured, so nothing could prove it",
   merge_rejected: "GitHub refused the merge",
+  branch_rule_refused: "GitHub refused the merge for one of the branch's rules",
   restart_requested: "Restart requested: it will be tested again",
   target_moved: "The target branch moved: it will be tested again on the new head",
   urgent_pr_ahead: "An urgent PR went ahead of it: it will be tested again behind it",

@@ -58,9 +58,10 @@ export const gitRoutes: readonly Route[] = [
     return json(200, gitCommitJson(repo, commit));
   }),
   repoRoute("POST", "/git/commits", (request, repo, host) => {
-    const { parents, author } = request.body as {
+    const { parents, author, committer } = request.body as {
       parents?: unknown;
       author?: { name?: string; date?: string };
+      committer?: unknown;
     };
     if (!Array.isArray(parents) || parents.some((sha) => typeof sha !== "string"))
       throw new GitHubApiError(422, "Invalid request: parents is not an array of SHAs");
@@ -70,6 +71,8 @@ export const gitRoutes: readonly Route[] = [
       author: author?.name ?? host.world.appLogin,
       date: author?.date ?? host.world.now(),
     });
+    // GitHub signs what the app commits as itself; a commit in someone else's name it cannot vouch for.
+    if (author !== undefined || committer !== undefined) repo.rules.markUnsigned(commit.sha);
     return json(201, gitCommitJson(repo, commit), { location: `${repo.apiUrl}/git/commits/${commit.sha}` });
   }),
   repoRoute("GET", "/commits/{ref+}", ({ params }, repo) => {

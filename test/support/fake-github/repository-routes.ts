@@ -43,12 +43,16 @@ function protectionJson(repo: FakeRepository, branch: string, protection: Branch
       ),
     }),
     enforce_admins: { url: `${url}/enforce_admins`, enabled: false },
-    required_linear_history: disabled,
+    required_linear_history: { enabled: protection.requiredLinearHistory === true },
+    required_signatures: {
+      url: `${url}/required_signatures`,
+      enabled: protection.requiredSignatures === true,
+    },
     allow_force_pushes: disabled,
     allow_deletions: disabled,
     block_creations: disabled,
     required_conversation_resolution: disabled,
-    lock_branch: disabled,
+    lock_branch: { enabled: protection.lockBranch === true },
     allow_fork_syncing: disabled,
   };
 }
@@ -163,9 +167,8 @@ export const repositoryRoutes: readonly Route[] = [
     });
   }),
   repoRoute("GET", "/rules/branches/{branch+}", ({ params }, repo) =>
-    json(
-      200,
-      repo.settings.rulesetsFor(params.branch as string).map((ruleset) => ({
+    json(200, [
+      ...repo.settings.rulesetsFor(params.branch as string).map((ruleset) => ({
         type: "required_status_checks",
         parameters: {
           strict_required_status_checks_policy: false,
@@ -176,7 +179,8 @@ export const repositoryRoutes: readonly Route[] = [
         ruleset_source: repo.fullName,
         ruleset_id: ruleset.id,
       })),
-    ),
+      ...repo.rules.rulesetRulesOf(params.branch as string),
+    ]),
   ),
   // Probot's `context.config()` asks for the raw media type and gets the bare text.
   repoRoute("GET", "/contents/{path+}", (request, repo) => {

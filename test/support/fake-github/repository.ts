@@ -9,6 +9,7 @@ import type { Commit, FileChanges, NewCommit } from "./git.ts";
 import { applyChanges, CommitGraph, emptyTree } from "./git.ts";
 import type { MergeInput, PullRequestDelivery, PullRequestRecord } from "./pull-requests.ts";
 import { PullRequests } from "./pull-requests.ts";
+import { BranchRuleModel, type ChangePath } from "./branch-rules.ts";
 import { enforceRequiredChecks } from "./required-checks.ts";
 import type { BranchProtection, Role } from "./settings.ts";
 import { RepositorySettings } from "./settings.ts";
@@ -78,6 +79,8 @@ export class FakeRepository {
   readonly conversation: Conversation;
   readonly settings = new RepositorySettings();
   readonly pulls: PullRequests;
+  /** Signatures, linear history, locks: rules that refuse a change for what it brings (branch-rules.ts). */
+  readonly rules: BranchRuleModel = new BranchRuleModel(this, (branch) => this.settings.protectionOf(branch));
   private readonly graph = new CommitGraph();
   private readonly refs = new Map<string, string>();
 
@@ -356,6 +359,7 @@ export class FakeRepository {
     const branch = ref.slice("refs/heads/".length);
     if (!this.graph.find(sha)) throw new GitHubApiError(422, "Object does not exist");
     if (this.refs.has(branch)) throw new GitHubApiError(422, "Reference already exists");
+    this.enforceRules(branch, undefined, sha, "push");
     this.moveBranch(branch, sha, actor);
   }
 
@@ -368,6 +372,7 @@ export class FakeRepository {
       throw new GitHubApiError(422, "Cannot force-push to this branch");
     }
     if (!fastForward && !force) throw new GitHubApiError(422, "Update is not a fast forward");
+    this.enforceRules(branch, current, sha, "push");
     enforceRequiredChecks(this.ci, this.settings, branch, sha, 422);
     this.moveBranch(branch, sha, actor);
   }
@@ -407,6 +412,7 @@ export class FakeRepository {
       author: actor,
       date: this.world.now(),
     });
+    this.enforceRules(base, baseSha, commit.sha, "merges_api");
     enforceRequiredChecks(this.ci, this.settings, base, commit.sha, 409);
     this.moveBranch(base, commit.sha, actor);
     return commit;
@@ -425,6 +431,7 @@ export class FakeRepository {
         date: this.world.now(),
       });
     }
+    this.enforceRules(pr.baseRef, baseSha, head.sha, "pull_request_merge");
     // A merge commit contains the head, so moving the branch marks the PR merged; squash and rebase do not.
     this.moveBranch(pr.baseRef, head.sha, actor);
     if (!pr.merged) this.pulls.markMerged(pr, head.sha, actor);
@@ -464,6 +471,16 @@ export class FakeRepository {
   }
 
   // ── Internals ────────────────────────────────────────────────────────────────────────────────────────
+
+  /** What moving `branch` from `before` (undefined: creating it) to `after` brings, checked against its rules. */
+  private enforceRules(branch: string, before: string | undefined, after: string, path: ChangePath): void {
+    this.rules.enforce({
+      branch,
+      commits: before === undefined ? this.commitsOnlyOn(branch, after) : this.commitsBetween(before, after),
+      fastForward: before === undefined || this.graph.isAncestor(before, after),
+      path,
+    });
+  }
 
   private addCommit(parent: string, files: FileChanges, message: string, author: string): Commit {
     const tree = applyChanges(this.graph.get(parent).tree, files);

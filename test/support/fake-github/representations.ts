@@ -74,6 +74,12 @@ function signature(commit: Commit) {
 
 const unsigned = { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null };
 
+/** GitHub's web-flow signature on what it made; see branch-rules.ts for which commits those are. */
+function verificationOf(repo: FakeRepository, commit: Commit) {
+  if (!repo.rules.isVerified(commit.sha)) return unsigned;
+  return { verified: true, reason: "valid", signature: null, payload: null, verified_at: commit.date };
+}
+
 function parentsJson(repo: FakeRepository, commit: Commit) {
   return commit.parents.map((sha) => ({
     sha,
@@ -97,7 +103,7 @@ export function commitJson(repo: FakeRepository, commit: Commit) {
       tree: { sha: commit.treeSha, url: `${repo.apiUrl}/git/trees/${commit.treeSha}` },
       url: `${repo.apiUrl}/git/commits/${commit.sha}`,
       comment_count: 0,
-      verification: unsigned,
+      verification: verificationOf(repo, commit),
     },
     author: accountJson(repo.world, commit.author),
     committer: accountJson(repo.world, commit.author),
@@ -117,7 +123,7 @@ export function gitCommitJson(repo: FakeRepository, commit: Commit) {
     message: commit.message,
     tree: { sha: commit.treeSha, url: `${repo.apiUrl}/git/trees/${commit.treeSha}` },
     parents: parentsJson(repo, commit),
-    verification: unsigned,
+    verification: verificationOf(repo, commit),
   };
 }
 

@@ -14,6 +14,10 @@ export interface BranchProtection {
   readonly requiredChecks?: readonly string[];
   /** "Require branches to be up to date before merging". */
   readonly strict?: boolean;
+  /** Legacy protection's rules that refuse a change for what it brings (see branch-rules.ts). */
+  readonly requiredSignatures?: boolean;
+  readonly requiredLinearHistory?: boolean;
+  readonly lockBranch?: boolean;
 }
 
 export interface Ruleset {
