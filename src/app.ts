@@ -33,38 +33,15 @@ export function switchyardApp({
   startScheduler = true,
 }: AppDependencies): ApplicationFunction {
   return async (app, { addHandler }) => {
-    const github = new GitHubGateway(app);
-    const engine = new MergeQueueEngine({
+    const { engine, github, repositoryFacts } = await mountService(app, addHandler, {
+      config,
       store,
       clock,
-      log: app.log,
-      executor: new GitHubCommandExecutor(github, store, (location, prNumber) =>
-        queuePageUrl(config, location, prNumber),
-      ),
-      github,
-      prUrl: (location, prNumber) => pullRequestUrl(config, location, prNumber),
-      testBranchPrefix: config.testBranchPrefix,
-      // A tick a second: mergeability GitHub is computing is read again after 1 s, 2 s, 4 s…
-      schedule: { tickIntervalMs: 1_000, pollIntervalMs: config.pollIntervalSeconds * 1000 },
+      githubAppRegistered: true,
     });
     onEngine?.(engine);
     registerInstallationWebhooks(app, store, config.githubHost, clock);
     registerQueueWebhooks(app, { store, engine, github, githubHost: config.githubHost, log: app.log, clock });
-    const repositoryFacts = storedRepositoryFacts(store);
-    const api = await buildApi(
-      {
-        config,
-        store,
-        installations: githubInstallations(app),
-        github,
-        engine,
-        repositoryFacts,
-        log: app.log,
-        clock,
-      },
-      packageJson.version,
-    );
-    addHandler?.(apiHandler(api));
     // prom-client (with the tracing API it loads) is loaded only when the operator metrics are on.
     const processMetrics = config.operatorMetrics
       ? (await import("./metrics/process-metrics.ts")).processMetricsRegistry()
@@ -77,4 +54,50 @@ export function switchyardApp({
       scheduleTestHealthMaintenance({ store, facts: repositoryFacts, retentionDays, clock, log: app.log });
     }
   };
+}
+
+type AddHandler = Parameters<ApplicationFunction>[1]["addHandler"];
+
+/**
+ * The engine and the HTTP edges (/v1, the pages) on `app`'s GitHub. Before the GitHub App is registered (setup
+ * mode) the same edges are mounted: what needs no app (test health, the pages, the OpenAPI document) works, and
+ * the queue's endpoints say how to register the app.
+ */
+export async function mountService(
+  app: Parameters<ApplicationFunction>[0],
+  addHandler: AddHandler,
+  options: { config: Config; store: Store; clock: Clock; githubAppRegistered: boolean },
+) {
+  const { config, store, clock } = options;
+  const github = new GitHubGateway(app);
+  const engine = new MergeQueueEngine({
+    store,
+    clock,
+    log: app.log,
+    executor: new GitHubCommandExecutor(github, store, (location, prNumber) =>
+      queuePageUrl(config, location, prNumber),
+    ),
+    github,
+    prUrl: (location, prNumber) => pullRequestUrl(config, location, prNumber),
+    testBranchPrefix: config.testBranchPrefix,
+    // A tick a second: mergeability GitHub is computing is read again after 1 s, 2 s, 4 s…
+    schedule: { tickIntervalMs: 1_000, pollIntervalMs: config.pollIntervalSeconds * 1000 },
+  });
+  const repositoryFacts = storedRepositoryFacts(store);
+  const api = await buildApi(
+    {
+      config,
+      store,
+      installations: githubInstallations(app),
+      github,
+      engine,
+      repositoryFacts,
+      log: app.log,
+      clock,
+    },
+    packageJson.version,
+    { githubAppRegistered: options.githubAppRegistered },
+  );
+  addHandler?.(apiHandler(api));
+  return { engine, github, repositoryFacts };
 }

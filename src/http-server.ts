@@ -10,7 +10,7 @@ import { lazySchemaCompilers } from "./api/lazy-schema-compilers.ts";
 import { registerOpenApi } from "./api/openapi.ts";
 import { queuePagesPrefix } from "./web/queues/queue-addresses.ts";
 import { registerTestPages, testPagesPrefix } from "./web/test-pages.ts";
-import { githubProblem } from "./http/github-problems.ts";
+import { githubAppNotRegistered, githubProblem } from "./http/github-problems.ts";
 import {
   type FieldError,
   invalidRequest,
@@ -30,7 +30,11 @@ import { sharedSchemas } from "./api/schemas.ts";
 
 export const apiPrefix = "/v1";
 
-export async function buildApi(deps: ApiDependencies, version: string): Promise<FastifyInstance> {
+export async function buildApi(
+  deps: ApiDependencies,
+  version: string,
+  options: { githubAppRegistered: boolean } = { githubAppRegistered: true },
+): Promise<FastifyInstance> {
   const api = Fastify({
     logger: false,
     genReqId: () => randomUUID(),
@@ -83,12 +87,20 @@ export async function buildApi(deps: ApiDependencies, version: string): Promise<
   await api.register(
     async (v1) => {
       await registerOpenApi(v1, version);
-      registerQueueRoutes(v1, deps);
-      registerPullRequestRoutes(v1, deps);
-      registerTestRunRoutes(v1, deps);
+      await v1.register(async (queue) => {
+        // Setup mode: the queue works on GitHub through the app, so each of its endpoints says how to get one.
+        if (!options.githubAppRegistered) {
+          queue.addHook("preHandler", async () => {
+            throw githubAppNotRegistered(deps.config);
+          });
+        }
+        registerQueueRoutes(queue, deps);
+        registerPullRequestRoutes(queue, deps);
+        registerTestRunRoutes(queue, deps);
+        registerMetricsRoutes(queue, deps);
+      });
       registerFlakyTestRoutes(v1, deps);
       registerAutoQuarantineRoutes(v1, deps);
-      registerMetricsRoutes(v1, deps);
     },
     { prefix: apiPrefix },
   );

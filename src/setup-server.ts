@@ -1,7 +1,9 @@
-// Before the GitHub App is registered Probot's `run` serves its setup page and nothing else, so probes would read
-// 404. This serves the same setup page (Probot's own handler) beside /healthz and /readyz, which then says what is
-// missing.
+// Before the GitHub App is registered Probot's `run` serves its setup page and nothing else, so probes and /v1 would
+// read 404. This serves the same setup page (Probot's own handler) beside /healthz and /readyz, which then says what
+// is missing, and beside what needs no app: tokens, /v1/openapi.json, test health's endpoints and pages, /metrics.
+// The queue's endpoints answer 503 github_app_not_registered, saying how to register the app.
 import { Probot, type Server as ProbotServer, Server } from "probot";
+import { mountService } from "./app.ts";
 import { operatorEndpoints } from "./operator-endpoints.ts";
 import type { Config } from "./config.ts";
 import type { Store } from "./store/database.ts";
@@ -25,9 +27,14 @@ export async function startSetupServer(config: Config, store: Store): Promise<Pr
     Probot: Probot.defaults({ appId: 1, privateKey: "unused: the app is not registered yet" }),
   });
   let log: Probot["log"] | undefined;
-  await server.load((app, { addHandler }) => {
+  await server.load(async (app, { addHandler }) => {
     log = app.log;
-    addHandler?.(operatorEndpoints({ store, log, processMetrics: null, githubAppRegistered: false }));
+    // The engine is never started: nothing of the queue runs until the app is registered.
+    await mountService(app, addHandler, { config, store, clock: Date.now, githubAppRegistered: false });
+    const processMetrics = config.operatorMetrics
+      ? (await import("./metrics/process-metrics.ts")).processMetricsRegistry()
+      : null;
+    addHandler?.(operatorEndpoints({ store, log, processMetrics, githubAppRegistered: false }));
   });
   const setupApp = await probotSetupApp();
   await server.loadHandlerFactory(

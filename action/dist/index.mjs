@@ -12415,6 +12415,55 @@ async function impactedTargets(options) {
   return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
 }
 
+// src/cli/queues-command.ts
+function registerQueuesCommand(program2, context2) {
+  program2.command("queues").description("list a repository's merge queues").option("--url <url>", "the Switchyard service (env SWITCHYARD_URL)").option("--token <token>", "an API token (env SWITCHYARD_TOKEN)").option("--repo <owner/name>", "the repository (env GITHUB_REPOSITORY)").option(
+    "--repo-host <host>",
+    "the repository's GitHub host (default: that of GITHUB_SERVER_URL, or github.com)"
+  ).option("--json", "print the service's answer as JSON").action(async (options) => {
+    const env = readCiEnvironment();
+    const required = new RequiredValues();
+    const { serviceUrl, token, repository } = required.serviceAndRepository(options, env);
+    required.check("list queues");
+    checkServiceUrl(serviceUrl);
+    const { owner, name } = ownerAndName(repository);
+    const answer = await postToService(
+      { serviceUrl: serviceUrl.replace(/\/+$/, ""), token },
+      {
+        path: "listQueues",
+        body: JSON.stringify({ repo: { host: repoHost(options, env), owner, name } }),
+        what: "listing queues"
+      }
+    );
+    if (options.json === true) {
+      context2.out(`${JSON.stringify(answer, null, 2)}
+`);
+      return;
+    }
+    context2.out(queuesTable(`${owner}/${name}`, answer.queues));
+  });
+}
+function queuesTable(repository, queues) {
+  if (queues.length === 0) return `${repository} has no merge queue
+`;
+  const rows = [
+    ["BRANCH", "STATE", "MODE", "PRS", "CONCURRENCY", "BATCH"],
+    ...queues.map((queue) => [
+      queue.branch,
+      queue.waitingForBranch ? `${queue.state} (waiting for the branch)` : queue.state,
+      queue.mode,
+      String(queue.depth),
+      String(queue.concurrency),
+      queue.batch ? "on" : "off"
+    ])
+  ];
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map(
+    (row) => row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()
+  ).map((line) => `${line}
+`).join("");
+}
+
 // src/cli/test-command.ts
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
@@ -12799,6 +12848,7 @@ function registerClientCommands(program2, context2) {
   registerUploadCommand(program2, context2);
   registerTestCommand(program2, context2);
   registerImpactedTargetsCommand(program2, context2);
+  registerQueuesCommand(program2, context2);
 }
 function buildClientProgram(context2, version) {
   const program2 = newProgram(context2, version);

@@ -2,6 +2,7 @@
 import swagger from "@fastify/swagger";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { problemContentType } from "../http/problem.ts";
 
 export const openApiPath = "/openapi.json";
 
@@ -32,7 +33,83 @@ export async function registerOpenApi(api: FastifyInstance, version: string): Pr
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  api.get(openApiPath, { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
-    reply.type("application/json").send(api.swagger()),
-  );
+  let described: unknown;
+  api.get(openApiPath, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+    described ??= describeEveryAnswer(structuredClone(api.swagger()) as unknown as OpenApiDocument);
+    return reply.type("application/json").send(described);
+  });
 }
+
+interface Operation {
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { description?: string; content?: Record<string, { schema: unknown }> }>;
+}
+type OpenApiDocument = { paths: Record<string, Record<string, Operation>> };
+
+const problemResponse = (description: string) => ({
+  description,
+  content: { [problemContentType]: { schema: { $ref: "#/components/schemas/Problem" } } },
+});
+
+/**
+ * The answers the route schemas leave out, added to the generated document so that a client generated from it
+ * handles every answer the service gives: errors are problem JSON (not application/json); any operation with a
+ * body may be refused 413 (over 20 MiB) or 415 (not JSON); the queue's operations, which may ask GitHub, may answer
+ * 502 (GitHub unavailable) or 503 (GitHub rate-limited, or the app not registered yet). Request enums are
+ * documented as taking any case, as the service does.
+ */
+export function describeEveryAnswer(document: OpenApiDocument): OpenApiDocument {
+  for (const [path, methods] of Object.entries(document.paths)) {
+    const queueOperation = !path.startsWith("/v1/flaky-tests/");
+    for (const operation of Object.values(methods)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) >= 400 && response.content?.["application/json"] !== undefined) {
+          response.content = { [problemContentType]: response.content["application/json"] };
+        }
+      }
+      const add = (status: number, description: string) => {
+        operation.responses[status] ??= problemResponse(description);
+      };
+      add(401, "no valid API token");
+      if (operation.requestBody !== undefined) {
+        add(400, "the request is invalid");
+        add(413, "the body is over 20 MiB");
+        add(415, "the body is not JSON (Content-Type: application/json, or application/*+json)");
+        for (const media of Object.values(operation.requestBody.content)) anyCaseEnums(media.schema);
+      }
+      if (queueOperation) {
+        add(502, "GitHub did not answer a call the operation needed");
+        add(503, "GitHub rate-limited the service, or the GitHub App is not registered yet");
+      }
+    }
+  }
+  return document;
+}
+
+/** Each string enum of a request schema, as a pattern that takes its values in any case. */
+function anyCaseEnums(schema: unknown): void {
+  if (schema === null || typeof schema !== "object") return;
+  const node = schema as Record<string, unknown>;
+  if (Array.isArray(node.enum) && node.enum.every((value) => typeof value === "string")) {
+    const values = node.enum as string[];
+    delete node.enum;
+    node.pattern = `^(?:${values.map(anyCase).join("|")})$`;
+    node.examples = values;
+    node.description = [node.description, `one of ${values.join(", ")}, in any case`]
+      .filter(Boolean)
+      .join("; ");
+  }
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) value.forEach(anyCaseEnums);
+    else anyCaseEnums(value);
+  }
+}
+
+const anyCase = (value: string) =>
+  [...value]
+    .map((char) => {
+      const lower = char.toLowerCase();
+      const upper = char.toUpperCase();
+      return lower === upper ? char.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : `[${lower}${upper}]`;
+    })
+    .join("");

@@ -11,7 +11,7 @@ import type { QueueState } from "../queue/index.ts";
 import type { ApiDependencies } from "../http/dependencies.ts";
 import { notFound } from "../http/problem.ts";
 import type { QueueSnapshot } from "../store/queue-storage.ts";
-import { coveredRepository, resolveRepository } from "./repo-access.ts";
+import { coveredRepository, knownRepository } from "./repo-access.ts";
 import type { RepoRef } from "./schemas.ts";
 
 /** A queue a request may read, and the version of its state saved last (read with it, in one query). */
@@ -33,13 +33,21 @@ export function queueNotFound(repository: Repository, branch: string) {
   );
 }
 
+/**
+ * How a request learns the repository when the fast path (an installed repository with the queue, in one query)
+ * finds nothing: from the database alone (knownRepository, the default: reads never wait for GitHub), or asking
+ * GitHub on a miss (resolveRepository: for a command that acts on GitHub anyway, such as a submission).
+ */
+export type RepositoryLookUp = typeof knownRepository;
+
 /** The queue a request names, without its state: what a read answered from the cache needs. */
 export async function resolveQueueVersion(
   deps: ApiDependencies,
   principal: Principal,
   target: { repo: RepoRef; targetBranch: string },
+  lookUp: RepositoryLookUp = knownRepository,
 ): Promise<QueueVersionAccess> {
-  const { repository, queue: found } = await findRepositoryQueue(deps, principal, target);
+  const { repository, queue: found } = await findRepositoryQueue(deps, principal, target, lookUp);
   if (found === undefined) throw queueNotFound(repository, target.targetBranch);
   const { version, ...queue } = found;
   return { repository, queue, version };
@@ -50,8 +58,9 @@ export async function resolveQueue(
   deps: ApiDependencies,
   principal: Principal,
   target: { repo: RepoRef; targetBranch: string },
+  lookUp: RepositoryLookUp = knownRepository,
 ): Promise<QueueAccess> {
-  const access = await resolveQueueVersion(deps, principal, target);
+  const access = await resolveQueueVersion(deps, principal, target, lookUp);
   return { ...access, ...(await snapshotOf(deps, access)) };
 }
 
@@ -67,10 +76,11 @@ async function findRepositoryQueue(
   deps: ApiDependencies,
   principal: Principal,
   target: { repo: RepoRef; targetBranch: string },
+  lookUp: RepositoryLookUp,
 ): Promise<{ repository: Repository; queue: VersionedQueueRef | undefined }> {
   const covered = coveredRepository(deps, principal, target.repo);
   const known = await findInstalledRepositoryQueue(deps.store.db, covered, target.targetBranch);
   if (known !== undefined) return known;
-  const repository = await resolveRepository(deps, principal, target.repo);
+  const repository = await lookUp(deps, principal, target.repo);
   return { repository, queue: await findQueueVersion(deps.store.db, repository.id, target.targetBranch) };
 }

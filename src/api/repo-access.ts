@@ -2,10 +2,13 @@
 import type { FastifyRequest } from "fastify";
 import {
   findRepository,
+  findRepositoryInstallation,
+  forgetRepositoryInstallation,
   recordRepository,
   rememberRepository,
   type Repository,
 } from "../store/repositories.ts";
+import { GitHubUnavailable } from "../ports/github-failures.ts";
 import type { Principal } from "../store/tokens.ts";
 import { organizationCovers } from "../http/organization-access.ts";
 import { principalOf } from "./auth.ts";
@@ -14,9 +17,11 @@ import { Problem } from "../http/problem.ts";
 import type { RepoRef } from "./schemas.ts";
 
 /**
- * Checks the host, then the token's organization (403 whether or not the repo exists, so a token cannot
- * probe other organizations), then that the GitHub App is installed on the repo, asking GitHub the first
- * time and remembering the answer.
+ * For a command that must act on GitHub (createQueue, submitPullRequest): checks the host, then the token's
+ * organization (403 whether or not the repo exists, so a token cannot probe other organizations), then that the
+ * GitHub App is installed on the repo. The installation is known from installation webhooks and earlier look-ups;
+ * GitHub is asked when none is known (a miss), or when the one known was learned longer ago than the cache's
+ * expiry, in which case GitHub's failure leaves the known installation in use.
  */
 export async function resolveRepository(
   deps: ApiDependencies,
@@ -24,18 +29,65 @@ export async function resolveRepository(
   ref: RepoRef,
 ): Promise<Repository> {
   const covered = coveredRepository(deps, principal, ref);
-  const known = await findRepository(deps.store.db, covered);
-  if (known !== undefined && known.installationId !== null) return known;
-
+  const found = await findRepositoryInstallation(deps.store.db, covered);
+  if (found !== undefined && found.installationId !== null) {
+    const { installationLearnedAt, ...known } = found;
+    if (deps.clock() - installationLearnedAt < installationExpiryMs) return known;
+    return refreshInstallation(deps, covered, known);
+  }
   const installed = await deps.installations.findInstallation(covered);
+  if (installed === null) throw repoNotInstalled(covered);
+  return rememberRepository(deps.store.db, installed, deps.clock());
+}
+
+/** How long an installation learned from GitHub is used before a command asks GitHub again. */
+export const installationExpiryMs = 60 * 60 * 1000;
+
+async function refreshInstallation(
+  deps: ApiDependencies,
+  ref: RepoRef,
+  known: Repository,
+): Promise<Repository> {
+  let installed: Awaited<ReturnType<ApiDependencies["installations"]["findInstallation"]>>;
+  try {
+    installed = await deps.installations.findInstallation(ref);
+  } catch (error) {
+    if (error instanceof GitHubUnavailable) return known;
+    throw error;
+  }
   if (installed === null) {
-    throw new Problem(
-      404,
-      "repo_not_installed",
-      `the Switchyard GitHub App is not installed on ${covered.host}/${ref.owner}/${ref.name}: install it on the repository first`,
-    );
+    await forgetRepositoryInstallation(deps.store.db, known, deps.clock());
+    throw repoNotInstalled(ref);
   }
   return rememberRepository(deps.store.db, installed, deps.clock());
+}
+
+/**
+ * For every other request (reads, and commands that only change the queue's own records): the repository as this
+ * service's records hold it, never asking GitHub, so that a GitHub outage leaves the queue's records readable.
+ * A repository the records do not hold comes back with an id no row holds: it has no queue (createQueue records
+ * the repository), so what is asked of it is not found, as its answer says.
+ */
+export async function knownRepository(
+  deps: ApiDependencies,
+  principal: Principal,
+  ref: RepoRef,
+): Promise<Repository> {
+  const covered = coveredRepository(deps, principal, ref);
+  return (await findRepository(deps.store.db, covered)) ?? unrecorded(covered);
+}
+
+/** A repository no row holds: nothing is found in it. */
+function unrecorded(ref: RepoRef): Repository {
+  return { id: "", ...ref, installationId: null };
+}
+
+function repoNotInstalled(ref: RepoRef): Problem {
+  return new Problem(
+    404,
+    "repo_not_installed",
+    `the Switchyard GitHub App is not installed on ${ref.host}/${ref.owner}/${ref.name}: install it on the repository first (createQueue checks with GitHub)`,
+  );
 }
 
 /** contract 3: the repository `ref`, on this service's GitHub host and covered by the token's organization. */
@@ -80,5 +132,5 @@ export async function testHealthRepository(
   }
   const ref = coveredRepository(deps, principal, body.repo);
   if (options.record) return recordRepository(deps.store.db, ref, deps.clock());
-  return (await findRepository(deps.store.db, ref)) ?? { id: "", ...ref, installationId: null };
+  return (await findRepository(deps.store.db, ref)) ?? unrecorded(ref);
 }

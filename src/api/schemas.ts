@@ -195,6 +195,19 @@ export const QueueRecord = Type.Object(
   { $id: "QueueRecord" },
 );
 
+export const ListQueuesRequest = Type.Object({ repo: RepoRef });
+export type ListQueuesRequest = Static<typeof ListQueuesRequest>;
+
+export const ListQueuesResponse = Type.Object({
+  queues: Type.Array(
+    Type.Object({
+      ...Type.Omit(QueueRecord, ["enqueuedPullRequests"]).properties,
+      depth: Type.Integer({ description: "how many PRs the queue holds (getQueue lists them)" }),
+    }),
+    { description: "the repository's queues, by branch name" },
+  ),
+});
+
 export const TestRunRecord = Type.Object(
   {
     id: Type.String(),
@@ -203,7 +216,7 @@ export const TestRunRecord = Type.Object(
       LowercaseEnum(["service_config", "repo_provider_branch_protection", "merge_instance"] as const),
     ),
     testBranch: Type.String(),
-    testBranchSha: Type.String({ description: "empty until the test branch exists" }),
+    testBranchSha: Nullable(Type.String({ description: "null until the test branch exists" })),
     checkSuites: Type.Array(
       Type.Object({
         checkRuns: Type.Array(

@@ -1,9 +1,10 @@
-// The commands a CI job runs against a Switchyard service over its API: upload, test and set-impacted-targets. They
+// The commands a CI job runs against a Switchyard service over its API: upload, test, set-impacted-targets and queues. They
 // need neither the database nor the service's configuration, and are all the installable package
 // (@switchyard-ci/cli) holds.
 import { Command, CommanderError } from "commander";
 import { registerImpactedTargetsCommand } from "./impacted-targets-command.ts";
 import { CliError, type ClientContext } from "./io.ts";
+import { registerQueuesCommand } from "./queues-command.ts";
 import { registerTestCommand } from "./test-command.ts";
 import { registerUploadCommand } from "./upload-command.ts";
 
@@ -20,6 +21,7 @@ export function registerClientCommands(program: Command, context: ClientContext)
   registerUploadCommand(program, context);
   registerTestCommand(program, context);
   registerImpactedTargetsCommand(program, context);
+  registerQueuesCommand(program, context);
 }
 
 /** The installable tool: the client commands alone. */

@@ -55,7 +55,8 @@ interface CommitTally {
  *   one stable branch has both.
  * - healthy otherwise.
  *
- * Runs stamped after `now` (a client's clock ahead of ours) count as recent. O(runs) when the runs come sorted.
+ * A reason names the branches it counted and the commit of the latest failure it counted (contract: "failed the
+ * last 4 runs on main"), so a reader knows where to look. Runs stamped after `now` (a client's clock ahead of ours) count as recent. O(runs) when the runs come sorted.
  */
 export function classifyTest(
   runs: readonly TestRun[],
@@ -70,8 +71,14 @@ export function classifyTest(
   let failed = 0;
   let recentStable = 0;
   let recentStableFailed = 0;
+  const recentStableBranches = new Set<string>();
+  let lastRecentStableFailure: TestRun | null = null;
   // The failures on stable branches since the last pass on any of them.
-  const stableStreak: { failures: number; branches: Set<string> } = { failures: 0, branches: new Set() };
+  const stableStreak: { failures: number; branches: Set<string>; last: TestRun | null } = {
+    failures: 0,
+    branches: new Set(),
+    last: null,
+  };
 
   for (const run of chronological(runs)) {
     const time = run.timestamp.getTime();
@@ -102,6 +109,7 @@ export function classifyTest(
       branch.lastFailure = run;
       stableStreak.failures++;
       stableStreak.branches.add(run.branch);
+      stableStreak.last = run;
     } else {
       branch.passed++;
       branch.failureStreak = 0;
@@ -110,7 +118,11 @@ export function classifyTest(
     }
     if (time >= recentStart) {
       recentStable++;
-      if (isFailure) recentStableFailed++;
+      recentStableBranches.add(run.branch);
+      if (isFailure) {
+        recentStableFailed++;
+        lastRecentStableFailure = run;
+      }
     }
   }
 
@@ -120,11 +132,17 @@ export function classifyTest(
     streak.failureStreak >= BROKEN_STREAK &&
     streak.failureStreak >= stableStreak.failures
   ) {
-    return { value: "broken", reason: `failed the last ${streak.failureStreak} runs on ${streak.branch}` };
+    return {
+      value: "broken",
+      reason: `failed the last ${streak.failureStreak} runs on ${streak.branch}${latestOn(streak.lastFailure)}`,
+    };
   }
   if (stableStreak.failures >= BROKEN_STREAK) {
-    const where = [...stableStreak.branches].sort().join(" and ");
-    return { value: "broken", reason: `failed the last ${stableStreak.failures} runs on ${where}` };
+    const where = branchList(stableStreak.branches);
+    return {
+      value: "broken",
+      reason: `failed the last ${stableStreak.failures} runs on ${where}${latestOn(stableStreak.last)}`,
+    };
   }
   if (
     recentStable >= BROKEN_RECENT_MIN_RUNS &&
@@ -133,7 +151,7 @@ export function classifyTest(
   ) {
     return {
       value: "broken",
-      reason: `failed ${recentStableFailed} of ${recentStable} runs on stable branches in the last 24 hours`,
+      reason: `failed ${recentStableFailed} of ${recentStable} runs on ${branchList(recentStableBranches)} in the last 24 hours${latestOn(lastRecentStableFailure)}`,
     };
   }
 
@@ -144,7 +162,7 @@ export function classifyTest(
     const runsOnBranch = flakyBranch.failed + flakyBranch.passed;
     return {
       value: "flaky",
-      reason: `failed ${flakyBranch.failed} of ${runsOnBranch} runs on ${flakyBranch.branch} in the last 7 days`,
+      reason: `failed ${flakyBranch.failed} of ${runsOnBranch} runs on ${flakyBranch.branch} in the last 7 days${latestOn(flakyBranch.lastFailure)}`,
     };
   }
   return { value: "healthy", reason: describeHealthy(total, failed) };
@@ -244,9 +262,24 @@ function describeFlakyCommit({
   const later = failure.timestamp > pass.timestamp ? failure : pass;
   const where =
     failure.branch === pass.branch
-      ? `on commit ${sha.slice(0, 7)} on ${failure.branch}`
-      : `on commit ${sha.slice(0, 7)} (failed on ${failure.branch}, passed on ${pass.branch})`;
+      ? `on commit ${shortSha(sha)} on ${failure.branch}`
+      : `on commit ${shortSha(sha)} (failed on ${failure.branch}, passed on ${pass.branch})`;
   return `failed and passed ${where} on ${dayOf(later.timestamp)}`;
+}
+
+/** Where the latest failure of a reason was seen, so the reason names a commit to look at (when the run had one). */
+function latestOn(failure: TestRun | null): string {
+  return failure === null || failure.commitSha === ""
+    ? ""
+    : `, latest on commit ${shortSha(failure.commitSha)}`;
+}
+
+function branchList(branches: Iterable<string>): string {
+  return [...branches].sort().join(" and ");
+}
+
+function shortSha(sha: string): string {
+  return sha.slice(0, 7);
 }
 
 function describeHealthy(total: number, failed: number): string {

@@ -45,3 +45,17 @@ export function githubProblem(error: unknown, now: number): Problem | undefined 
       );
   }
 }
+
+/**
+ * The answer of a queue endpoint before the GitHub App is registered (setup mode): the queue acts on GitHub through
+ * the app, so the detail says how to register it. Test health and the pages need no app and answer as usual.
+ */
+export function githubAppNotRegistered(config: { publicUrl: string }): Problem {
+  return new Problem(
+    503,
+    "github_app_not_registered",
+    `the merge queue needs the Switchyard GitHub App, which is not registered yet: open ${config.publicUrl}/ in a ` +
+      "browser and follow the setup page (or set APP_ID, PRIVATE_KEY and WEBHOOK_SECRET), then restart the " +
+      "service. Test health (/v1/flaky-tests/…) works without it.",
+  );
+}

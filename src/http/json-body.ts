@@ -20,9 +20,15 @@ declare module "fastify" {
 /** A client that keeps sending after the 413 is cut off after this long. */
 const drainTimeoutMs = 30_000;
 
-export const jsonContentType = /^application\/(?:[\w.+-]+\+)?json$/i;
+/**
+ * `application/json` and the structured `application/<anything>+json` types, whatever their parameters
+ * (`charset=utf-8`, as many clients send). Fastify tests a parser's pattern against the header as it normalises it
+ * (`application/json; charset="utf-8"`: type lower-cased, parameters quoted), so the type must end at `;` or at
+ * the end. JSON is UTF-8 whatever the charset says, as Fastify's own JSON parser reads it.
+ */
+export const jsonContentType = /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i;
 
-/** Whether a request's `Content-Type` header (parameters aside) is JSON. */
+/** Whether a request's `Content-Type` header is JSON: its media type, parameters aside, as Fastify parses it. */
 export function isJsonContentType(header: string | string[] | undefined): boolean {
   const type =
     String(header ?? "")

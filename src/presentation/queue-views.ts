@@ -122,8 +122,8 @@ export interface TestRunView {
   readonly requiredStatuses: readonly string[];
   readonly requiredStatusesSource?: RequiredStatusesSource;
   readonly testBranch: string;
-  /** Empty until the branch exists. */
-  readonly testBranchSha: string;
+  /** Null until the branch exists (the run is `testing` from the moment it is planned). */
+  readonly testBranchSha: string | null;
   readonly checkSuites: {
     readonly checkRuns: { name: string; url: string; status: string; conclusion: string | null }[];
   }[];
@@ -165,7 +165,7 @@ export function testRunView(
     requiredStatuses: run.requiredStatuses ?? [],
     ...(run.requiredStatusesSource === null ? {} : { requiredStatusesSource: run.requiredStatusesSource }),
     testBranch: run.testBranch,
-    testBranchSha: run.testBranchSha ?? "",
+    testBranchSha: run.testBranchSha,
     checkSuites: [...suites.values()].map((checkRuns) => ({
       checkRuns: checkRuns.map(({ name, url, status, conclusion }) => ({ name, url, status, conclusion })),
     })),

@@ -24,6 +24,36 @@ export async function findRepository(
 }
 
 /**
+ * The repository with the time its installation was last learned (from a webhook or a look-up): a row's
+ * `updated_at` changes only when its installation does, or is confirmed.
+ */
+export async function findRepositoryInstallation(
+  db: Kysely<Database>,
+  ref: RepositoryRef,
+): Promise<(Repository & { installationLearnedAt: number }) | undefined> {
+  return db
+    .selectFrom("repositories")
+    .select([...columns, "updated_at as installationLearnedAt"])
+    .where("host", "=", ref.host.toLowerCase())
+    .where("owner_key", "=", ref.owner.toLowerCase())
+    .where("name_key", "=", ref.name.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** GitHub says the app is no longer installed on the repository: its row and queues stay, without installation. */
+export async function forgetRepositoryInstallation(
+  db: Kysely<Database>,
+  repository: Repository,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable("repositories")
+    .set({ installation_id: null, updated_at: now })
+    .where("id", "=", repository.id)
+    .execute();
+}
+
+/**
  * The repository a request names, recorded the first time as the request spells it and without an installation:
  * test health needs no GitHub App (an installation found later is recorded on the same row).
  */

@@ -201,9 +201,27 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       const [a, b] = await Promise.all([send(other, "run-8"), send(other, "run-8")]);
       expect(a).toEqual(b);
       expect(await stored()).toEqual({ uploads: 2, results: 3, failures: 2 });
-      // Without a key, every request is an upload of its own.
-      await upload([{ name: "adds" }]);
+      // Without a key, a request is an upload of its own, unless it repeats an earlier one byte for byte.
+      const unkeyed = await upload([{ name: "adds" }]);
       expect((await stored()).uploads).toBe(3);
+      expect(await upload([{ name: "adds" }])).toEqual(unkeyed);
+      expect(await stored()).toEqual({ uploads: 3, results: 4, failures: 2 });
+    });
+
+    it("recognises the same reports sent again for the same commit and run without a key, and nothing else", async () => {
+      const run = { run_url: "https://ci.example/runs/7", job_name: "unit" };
+      const first = await upload([{ name: "adds", outcome: "failed" }], run);
+      expect(first.status).toBe(200);
+      const again = await upload([{ name: "adds", outcome: "failed" }], run);
+      expect(again.body).toEqual(first.body);
+      expect(await stored()).toEqual({ uploads: 1, results: 1, failures: 1 });
+      expect((await details(widgetsTestId("adds"))).body.test.failure_rate_last_7d).toBe(1);
+
+      // Another run, another commit or other reports are uploads of their own.
+      await upload([{ name: "adds", outcome: "failed" }], { ...run, run_url: "https://ci.example/runs/8" });
+      await upload([{ name: "adds", outcome: "failed" }], { ...run, commit_sha: sha(2) });
+      await upload([{ name: "adds" }], run);
+      expect((await stored()).uploads).toBe(4);
     });
 
     it("refuses a key sent before with another upload, and a header that is not a key, storing nothing", async () => {
@@ -236,7 +254,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       const test = (await details(widgetsTestId("dead"))).body.test;
       expect(test.status).toEqual({
         value: "broken",
-        reason: "failed the last 3 runs on trunk",
+        reason: "failed the last 3 runs on trunk, latest on commit aaaaaaa",
         timestamp: new Date(now).toISOString(),
       });
       expect(test.quarantined).toBe(false);
@@ -265,7 +283,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       }
       expect((await details(widgetsTestId("onRelease"))).body.test.status).toMatchObject({
         value: "flaky",
-        reason: "failed 1 of 2 runs on release/2.x in the last 7 days",
+        reason: "failed 1 of 2 runs on release/2.x in the last 7 days, latest on commit aaaaaaa",
       });
       expect((await details(widgetsTestId("onFeatureOnly"))).body.test.status.value).toBe("healthy");
     });
@@ -482,7 +500,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     it("classifies with main as the default branch while no upload named one", async () => {
       for (const n of [1, 2, 3]) await upload([{ name: "down", outcome: "failed" }], { commit_sha: sha(n) });
       expect((await details(widgetsTestId("down"))).body.test.status.reason).toBe(
-        "failed the last 3 runs on main",
+        "failed the last 3 runs on main, latest on commit aaaaaaa",
       );
     });
   });

@@ -39,7 +39,7 @@ describe("installation webhooks keep the installed repositories", () => {
     expect((await server.post("createQueue", { repo, targetBranch: "main" }, token)).status).toBe(200);
   });
 
-  it("removing a repository from the installation keeps its queue but makes the API ask GitHub again", async () => {
+  it("removing a repository from the installation keeps its queue readable, and a new queue asks GitHub again", async () => {
     await deliverWebhook(server.url, "installation_repositories", {
       action: "added",
       installation,
@@ -58,15 +58,49 @@ describe("installation webhooks keep the installed repositories", () => {
       repositories_added: [],
       repositories_removed: [{ id: 10, name: "widgets", full_name: "acme/widgets", private: true }],
     });
+    // The queue's records stay readable without asking GitHub (strict nock: any request would fail the test).
+    expect((await server.post("getQueue", { repo, targetBranch: "main" }, token)).status).toBe(200);
+
     nock("https://api.github.com")
       .get("/repos/acme/widgets/installation")
       .reply(404, { message: "Not Found" });
-    const response = await server.post("getQueue", { repo, targetBranch: "main" }, token);
-    expect(((await response.json()) as any).code).toBe("repo_not_installed");
+    const refused = await server.post("createQueue", { repo, targetBranch: "release" }, token);
+    expect(((await refused.json()) as any).code).toBe("repo_not_installed");
 
     nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(200, { id: 100 });
-    const reinstalled = await server.post("getQueue", { repo, targetBranch: "main" }, token);
+    nock("https://api.github.com")
+      .post("/app/installations/100/access_tokens")
+      .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" });
+    nock("https://api.github.com")
+      .get(`/repos/acme/widgets/git/ref/${encodeURIComponent("heads/release")}`)
+      .reply(404, { message: "Not Found" });
+    const reinstalled = await server.post("createQueue", { repo, targetBranch: "release" }, token);
     expect(reinstalled.status).toBe(200);
+  });
+
+  it("a command asks GitHub again once the installation it knows is an hour old, and keeps it if GitHub is down", async () => {
+    await deliverWebhook(server.url, "installation", {
+      action: "created",
+      installation,
+      sender,
+      repositories: [{ id: 10, name: "widgets", full_name: "acme/widgets", private: true }],
+    });
+    const [row] = await store.db.selectFrom("repositories").select("updated_at").execute();
+    await store.db
+      .updateTable("repositories")
+      .set({ updated_at: Number(row?.updated_at) - 2 * 3600 * 1000 })
+      .execute();
+    nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(500, { message: "down" });
+    mainBranchReadable();
+    expect((await server.post("createQueue", { repo, targetBranch: "main" }, token)).status).toBe(200);
+
+    nock("https://api.github.com")
+      .get("/repos/acme/widgets/installation")
+      .reply(404, { message: "Not Found" });
+    const removed = await server.post("createQueue", { repo, targetBranch: "release" }, token);
+    expect(((await removed.json()) as any).code).toBe("repo_not_installed");
+    const [forgotten] = await store.db.selectFrom("repositories").select("installation_id").execute();
+    expect(forgotten?.installation_id).toBeNull();
   });
 
   it("uninstalling the app forgets every repository of the installation", async () => {

@@ -10,37 +10,13 @@ import inject from "light-my-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testWebhookSecret } from "../support/github-app.ts";
 import { deliverWebhook } from "../support/webhooks.ts";
+import { validBody } from "../support/valid-bodies.ts";
 import { installationId, repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
 
 const V1_REQUESTS = 8_500;
 const WEBHOOK_REQUESTS = 1_500;
 
 /** Every field some /v1 endpoint takes, with a valid value: endpoints ignore the fields they do not take. */
-const validBody: Record<string, unknown> = {
-  repo,
-  targetBranch: "main",
-  pr: { number: 1, sha: "a".repeat(40) },
-  testRunId: "q-1",
-  priority: "high",
-  noBatch: false,
-  state: "running",
-  concurrency: 2,
-  requiredStatuses: ["ci"],
-  impactedTargets: ["app"],
-  take: 10,
-  org_url_slug: "acme",
-  test_id: "6f1f1ad4-1c1e-4c52-9d2a-2a5d8a3c1e01",
-  setting: "never",
-  enabled: true,
-  status: "flaky",
-  ticket_url: "https://tickets.example/1",
-  start_time: "2026-11-20T10:00:00.000Z",
-  end_time: "2026-11-21T10:00:00.000Z",
-  page_query: { page_size: 10 },
-  commit_sha: "abcdef12",
-  branch: "main",
-  junit_xml: ['<testsuite name="s"><testcase name="t" classname="c"/></testsuite>'],
-};
 
 /** The dotted paths of a JSON value's fields, parents first: what a mutation may replace or remove. */
 function pathsOf(value: unknown, prefix: string[] = []): string[][] {

@@ -22,6 +22,7 @@ describe("GET /v1/openapi.json", () => {
         "/v1/setImpactedTargets",
         "/v1/getSubmittedPullRequest",
         "/v1/listPullRequests",
+        "/v1/listQueues",
         "/v1/getMergeQueueTestingDetails",
         "/v1/flaky-tests/upload",
         "/v1/flaky-tests/list-failing-tests",
@@ -42,7 +43,11 @@ describe("GET /v1/openapi.json", () => {
     const body = createQueue.requestBody.content["application/json"].schema;
     expect(body.required).toEqual(["repo", "targetBranch"]);
     expect(body.properties.concurrency).toMatchObject({ type: "integer", minimum: 1 });
-    expect(body.properties.mergeMethod.enum).toEqual(["merge_commit", "squash", "rebase"]);
+    // Enums of a request take any case (contract 1), as the document says.
+    expect(body.properties.mergeMethod.examples).toEqual(["merge_commit", "squash", "rebase"]);
+    const mergeMethod = new RegExp(body.properties.mergeMethod.pattern);
+    for (const value of ["squash", "SQUASH", "Merge_Commit"]) expect(value).toMatch(mergeMethod);
+    expect("squashed").not.toMatch(mergeMethod);
     expect(Object.keys(createQueue.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "409"]));
     expect(document.components.securitySchemes.apiToken).toEqual({
       type: "apiKey",

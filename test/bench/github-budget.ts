@@ -1,6 +1,6 @@
 // npm run bench:github — the GitHub API budget of the queue: every call the service makes to GitHub while 12 good PRs
 // go through a queue with batches of 4 (CI passes every tested commit, oldest run first), counted by the fake GitHub
-// (test/support/fake-github) and divided by the PRs merged, by kind. GitHub's documented secondary limits allow
+// (src/sandbox/fake-github) and divided by the PRs merged, by kind. GitHub's documented secondary limits allow
 // about 80 content-creating requests (writes) a minute and 500 an hour per app installation: writes per merged PR
 // set how many PRs an hour a queue can land before it meets them. A count, not a timing: the service runs in this
 // process (the same code as the bundle), on SQLite, against the fake on loopback.

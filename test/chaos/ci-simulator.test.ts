@@ -4,8 +4,8 @@ import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeGitHub } from "../support/fake-github/index.ts";
-import { brokenContent, CiSimulator } from "./ci-simulator.ts";
+import { FakeGitHub } from "../../src/sandbox/fake-github/index.ts";
+import { brokenContent, CiSimulator } from "../../src/sandbox/ci-simulator.ts";
 import { chaosSettings } from "./settings.ts";
 import { WebhookCourier } from "./webhook-courier.ts";
 

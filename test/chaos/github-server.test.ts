@@ -1,6 +1,6 @@
 // The fake GitHub over HTTP answers as GitHub Enterprise does at /api/v3, and fails as told for a while.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type GitHubServer, startGitHubServer } from "./github-server.ts";
+import { type GitHubServer, startGitHubServer } from "../../src/sandbox/github-server.ts";
 
 describe("the fake GitHub over HTTP", () => {
   let github: GitHubServer;

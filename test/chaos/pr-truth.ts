@@ -1,6 +1,6 @@
 // Whether the service's record of a PR is what really happened on GitHub and in CI.
-import type { FakeGitHub } from "../support/fake-github/index.ts";
-import type { CiSimulator } from "./ci-simulator.ts";
+import type { FakeGitHub } from "../../src/sandbox/fake-github/index.ts";
+import type { CiSimulator } from "../../src/sandbox/ci-simulator.ts";
 import type { SubmittedPullRequest } from "./traffic.ts";
 
 /** The branch every queue of the test merges into. */

@@ -1,7 +1,7 @@
 // What the fault-injection test watches while it runs: every state each target branch was moved to, every
 // commit a test branch held, and how long each queue with work went without progress (no write by the
 // queue to GitHub and no CI answer).
-import type { AnyWebhookDelivery, PushPayload } from "../support/fake-github/index.ts";
+import type { AnyWebhookDelivery, PushPayload } from "../../src/sandbox/fake-github/index.ts";
 import { developer } from "./traffic.ts";
 
 export interface TargetUpdate {

@@ -5,7 +5,9 @@ const fromEnv = (name: string, fallback: number): number => {
   return raw === undefined || raw === "" ? fallback : Number(raw);
 };
 
-export type OutageKind = "500" | "502" | "rate-limit" | "hang";
+import type { OutageKind } from "../../src/sandbox/github-server.ts";
+
+export type { OutageKind };
 
 export interface ChaosSettings {
   readonly repositories: readonly string[];

@@ -2,8 +2,8 @@
 // change of its own (some break the build), each submitted by a `/merge` comment or through the /v1 API.
 // People behave as people do: a `/merge` that got no reaction is commented again; an API call that failed
 // is tried again.
-import type { FakeGitHub } from "../support/fake-github/index.ts";
-import { brokenContent } from "./ci-simulator.ts";
+import type { FakeGitHub } from "../../src/sandbox/fake-github/index.ts";
+import { brokenContent } from "../../src/sandbox/ci-simulator.ts";
 import type { ServiceApi } from "./service-api.ts";
 import type { ChaosSettings } from "./settings.ts";
 

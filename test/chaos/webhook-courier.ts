@@ -3,7 +3,7 @@
 // wait so that they arrive out of order. A delivery to a replica that just died is lost, as on GitHub
 // (it does not redeliver by itself).
 import { createHmac } from "node:crypto";
-import type { AnyWebhookDelivery, FakeGitHub } from "../support/fake-github/index.ts";
+import type { AnyWebhookDelivery, FakeGitHub } from "../../src/sandbox/fake-github/index.ts";
 import type { ChaosSettings } from "./settings.ts";
 
 export interface DeliveryFigures {

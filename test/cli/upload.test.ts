@@ -234,7 +234,10 @@ describe("switchyard upload and switchyard test", () => {
       );
       const { test } = (await response.json()) as any;
       expect(test.codeowners).toEqual(["@acme/core"]);
-      expect(test.status).toMatchObject({ value: "broken", reason: "failed the last 3 runs on trunk" });
+      expect(test.status).toMatchObject({
+        value: "broken",
+        reason: "failed the last 3 runs on trunk, latest on commit 3333333",
+      });
     });
 
     it("sends an upload whose answer was lost again, with the same idempotency key, and it is stored once", async () => {

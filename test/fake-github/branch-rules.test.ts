@@ -2,8 +2,8 @@
 // merge), in the rule's own words, for what the change brings; what GitHub makes is signed, what the app makes in
 // someone else's name is not.
 import { beforeEach, describe, expect, it } from "vitest";
-import type { FakeRepository } from "../support/fake-github/index.ts";
-import { FakeGitHub, fakeOctokit } from "../support/fake-github/index.ts";
+import type { FakeRepository } from "../../src/sandbox/fake-github/index.ts";
+import { FakeGitHub, fakeOctokit } from "../../src/sandbox/fake-github/index.ts";
 
 const repoParams = { owner: "acme", repo: "widgets" };
 

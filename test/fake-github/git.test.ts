@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { FileChanges, Tree } from "../support/fake-github/index.ts";
+import type { FileChanges, Tree } from "../../src/sandbox/fake-github/index.ts";
 import {
   applyChanges,
   CommitGraph,
   emptyTree,
   FakeGitHub,
   mergeTrees,
-} from "../support/fake-github/index.ts";
+} from "../../src/sandbox/fake-github/index.ts";
 
 const tree = (files: Record<string, string>): Tree => new Map(Object.entries(files));
 

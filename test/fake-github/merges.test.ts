@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import type { FakeRepository } from "../support/fake-github/index.ts";
-import { FakeGitHub, fakeOctokit } from "../support/fake-github/index.ts";
+import type { FakeRepository } from "../../src/sandbox/fake-github/index.ts";
+import { FakeGitHub, fakeOctokit } from "../../src/sandbox/fake-github/index.ts";
 
 const repoParams = { owner: "acme", repo: "widgets" };
 

@@ -1,8 +1,8 @@
 import { pino } from "pino";
 import { Probot } from "probot";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { FakeRepository } from "../support/fake-github/index.ts";
-import { FakeGitHub, fakeOctokit, fakeOctokitClass } from "../support/fake-github/index.ts";
+import type { FakeRepository } from "../../src/sandbox/fake-github/index.ts";
+import { FakeGitHub, fakeOctokit, fakeOctokitClass } from "../../src/sandbox/fake-github/index.ts";
 import { testAppId, testPrivateKey } from "../support/github-app.ts";
 
 const repoParams = { owner: "acme", repo: "widgets" };

@@ -1,6 +1,6 @@
 import { ProbotOctokit } from "probot";
 import { describe, expect, it } from "vitest";
-import { FakeGitHub, fakeOctokit } from "../support/fake-github/index.ts";
+import { FakeGitHub, fakeOctokit } from "../../src/sandbox/fake-github/index.ts";
 
 describe("the fetch transport", () => {
   it("answers 404 Not Found for routes it does not implement, and records them as unhandled", async () => {

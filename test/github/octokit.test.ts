@@ -2,7 +2,7 @@
 // failure comes back to the caller at once, with what the outbox needs to postpone the command.
 import { describe, expect, it } from "vitest";
 import { isTransient, rateLimitedUntil } from "../../src/ports/github-failures.ts";
-import { FakeGitHub } from "../support/fake-github/index.ts";
+import { FakeGitHub } from "../../src/sandbox/fake-github/index.ts";
 import { testProbot } from "../support/github-app.ts";
 
 const installationId = 4242;

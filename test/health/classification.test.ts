@@ -53,13 +53,13 @@ describe("classification (contract 7.3)", () => {
   it("is broken when the last 3 runs on a stable branch failed", () => {
     expect(classify(history(["passed", "failed", "failed", "failed"]))).toEqual({
       value: "broken",
-      reason: "failed the last 3 runs on main",
+      reason: "failed the last 3 runs on main, latest on commit c0ffee0",
     });
   });
 
   it("names the whole streak of failures in the reason", () => {
     expect(classify(history(["failed", "failed", "failed", "failed"])).reason).toBe(
-      "failed the last 4 runs on main",
+      "failed the last 4 runs on main, latest on commit c0ffee0",
     );
   });
 
@@ -79,7 +79,7 @@ describe("classification (contract 7.3)", () => {
     ];
     expect(classify(runs)).toEqual({
       value: "broken",
-      reason: "failed the last 3 runs on main and release/1.x",
+      reason: "failed the last 3 runs on main and release/1.x, latest on commit c0ffee0",
     });
   });
 
@@ -88,7 +88,10 @@ describe("classification (contract 7.3)", () => {
       aRun("passed", { branch: "main", hoursAgo: 10 - 2 * index }),
       aRun("failed", { branch: "release/1.x", hoursAgo: 9 - 2 * index }),
     ]);
-    expect(classify(runs)).toEqual({ value: "broken", reason: "failed the last 3 runs on release/1.x" });
+    expect(classify(runs)).toEqual({
+      value: "broken",
+      reason: "failed the last 3 runs on release/1.x, latest on commit c0ffee0",
+    });
   });
 
   it("names the longest streak", () => {
@@ -96,9 +99,31 @@ describe("classification (contract 7.3)", () => {
       ...history(["failed", "failed", "failed"], { branch: "main", startHoursAgo: 10 }),
       ...history(["failed", "failed", "failed", "failed"], { branch: "release/1.x", startHoursAgo: 6 }),
     ];
-    expect(classify(runs).reason).toBe("failed the last 7 runs on main and release/1.x");
+    expect(classify(runs).reason).toBe(
+      "failed the last 7 runs on main and release/1.x, latest on commit c0ffee0",
+    );
     const afterPass = [...runs, aRun("passed", { branch: "main", hoursAgo: 2 })];
-    expect(classify(afterPass).reason).toBe("failed the last 4 runs on release/1.x");
+    expect(classify(afterPass).reason).toBe(
+      "failed the last 4 runs on release/1.x, latest on commit c0ffee0",
+    );
+  });
+
+  it("names the commit of the latest failure each rule counted", () => {
+    const on = (outcome: TestRun["outcome"], commit: string, hoursAgo: number, branch = "main") =>
+      aRun(outcome, { commit: commit.repeat(40), hoursAgo, branch });
+    expect(classify([on("failed", "1", 30), on("failed", "2", 29), on("failed", "3", 28)]).reason).toBe(
+      "failed the last 3 runs on main, latest on commit 3333333",
+    );
+    const recent = ["failed", "failed", "passed", "failed", "failed"] as const;
+    expect(classify(recent.map((outcome, index) => on(outcome, String(index + 4), 5 - index))).reason).toBe(
+      "failed 4 of 5 runs on main in the last 24 hours, latest on commit 8888888",
+    );
+    expect(classify([on("passed", "a", 30), on("failed", "b", 29), on("passed", "c", 28)]).reason).toBe(
+      "failed 1 of 3 runs on main in the last 7 days, latest on commit bbbbbbb",
+    );
+    expect(
+      classify([on("failed", "d", 3, "release/1.x"), on("failed", "", 2), on("failed", "", 1)]).reason,
+    ).toBe("failed the last 3 runs on main and release/1.x");
   });
 
   it("does not count failures on other branches toward broken", () => {
@@ -110,7 +135,7 @@ describe("classification (contract 7.3)", () => {
   it("is broken when at least 80% of at least 5 runs on stable branches in the last 24 hours failed", () => {
     expect(classify(history(["failed", "failed", "passed", "failed", "failed"]))).toEqual({
       value: "broken",
-      reason: "failed 4 of 5 runs on stable branches in the last 24 hours",
+      reason: "failed 4 of 5 runs on main in the last 24 hours, latest on commit c0ffee0",
     });
   });
 
@@ -122,7 +147,7 @@ describe("classification (contract 7.3)", () => {
       "passed",
     ];
     expect(classify(history(outcomes)).reason).toBe(
-      "failed 12 of 15 runs on stable branches in the last 24 hours",
+      "failed 12 of 15 runs on main in the last 24 hours, latest on commit c0ffee0",
     );
   });
 
@@ -134,7 +159,9 @@ describe("classification (contract 7.3)", () => {
       aRun("failed", { branch: "release/1.x", hoursAgo: 3 }),
       aRun("failed", { branch: "main", hoursAgo: 2 }),
     ];
-    expect(classify(runs).reason).toBe("failed 4 of 5 runs on stable branches in the last 24 hours");
+    expect(classify(runs).reason).toBe(
+      "failed 4 of 5 runs on main and release/1.x in the last 24 hours, latest on commit c0ffee0",
+    );
   });
 
   it("needs at least 5 runs for the 24-hour rule", () => {
@@ -204,7 +231,7 @@ describe("classification (contract 7.3)", () => {
   it("is flaky when a stable branch has both a failure and a pass on different commits", () => {
     expect(classify(history(["passed", "failed", "passed"]))).toEqual({
       value: "flaky",
-      reason: "failed 1 of 3 runs on main in the last 7 days",
+      reason: "failed 1 of 3 runs on main in the last 7 days, latest on commit c0ffee0",
     });
   });
 
@@ -223,7 +250,7 @@ describe("classification (contract 7.3)", () => {
   it("ignores skipped runs", () => {
     expect(classify(history(["failed", "skipped", "failed", "skipped", "failed"]))).toEqual({
       value: "broken",
-      reason: "failed the last 3 runs on main",
+      reason: "failed the last 3 runs on main, latest on commit c0ffee0",
     });
   });
 

@@ -1,7 +1,7 @@
 // GitHub's branch rules under each merge method: the queue lands its PRs where the rules allow it, and where
 // they do not it fails them naming the rule, within a bounded number of GitHub calls, never looping.
 import { afterEach, describe, expect, it } from "vitest";
-import type { FakeRepository } from "../support/fake-github/index.ts";
+import type { FakeRepository } from "../../src/sandbox/fake-github/index.ts";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
 import { browserOn, visible } from "../support/test-pages.ts";
 

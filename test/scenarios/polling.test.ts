@@ -89,7 +89,7 @@ describe("polling GitHub", () => {
     await loseCommand("create_test_branch");
     const built = s.repo.branch(`mq/main/${(await record(1)).testRunId}`) as string;
     expect(built).toBeDefined();
-    expect((await runOf(1)).testBranchSha).toBe("");
+    expect((await runOf(1)).testBranchSha).toBeNull();
 
     s.repo.reportStatus(built, "ci", "success");
     s.fake.takeWebhooks(); // CI's result came before the queue knew the commit: the poll must read it
@@ -111,7 +111,7 @@ describe("polling GitHub", () => {
 
     s.clock.now += 60_000;
     await s.poll();
-    expect((await runOf(1)).testBranchSha).toBe("");
+    expect((await runOf(1)).testBranchSha).toBeNull();
     expect((await record(1)).state).toBe("testing");
   });
 });

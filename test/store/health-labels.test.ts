@@ -57,7 +57,7 @@ const table: [string, Upload[], { value: HealthStatus; reason: string }][] = [
   [
     "100% failed on the default branch: broken",
     [on("main", "1", "failed"), on("main", "2", "failed"), on("main", "3", "failed")],
-    { value: "broken", reason: "failed the last 3 runs on main" },
+    { value: "broken", reason: "failed the last 3 runs on main, latest on commit 3333333" },
   ],
   [
     "100% failed across the stable branches: broken",
@@ -67,7 +67,7 @@ const table: [string, Upload[], { value: HealthStatus; reason: string }][] = [
       on("main", "3", "failed"),
       on("release/1.x", "4", "failed"),
     ],
-    { value: "broken", reason: "failed the last 4 runs on main and release/1.x" },
+    { value: "broken", reason: "failed the last 4 runs on main and release/1.x, latest on commit 4444444" },
   ],
   [
     "100% failed on a release branch while it passes on main: broken",
@@ -78,7 +78,7 @@ const table: [string, Upload[], { value: HealthStatus; reason: string }][] = [
       on("release/1.x", "4", "failed"),
       on("release/1.x", "5", "failed"),
     ],
-    { value: "broken", reason: "failed the last 3 runs on release/1.x" },
+    { value: "broken", reason: "failed the last 3 runs on release/1.x, latest on commit 5555555" },
   ],
   [
     "80% of 5 runs in a day failed: broken",
@@ -89,7 +89,7 @@ const table: [string, Upload[], { value: HealthStatus; reason: string }][] = [
       on("main", "4", "failed"),
       on("main", "5", "failed"),
     ],
-    { value: "broken", reason: "failed 4 of 5 runs on stable branches in the last 24 hours" },
+    { value: "broken", reason: "failed 4 of 5 runs on main in the last 24 hours, latest on commit 5555555" },
   ],
   [
     "100% failed on pull request branches only, each on a commit of its own: the branches' changes, not the test",
@@ -104,7 +104,7 @@ const table: [string, Upload[], { value: HealthStatus; reason: string }][] = [
   [
     "failed and passed on the default branch: flaky",
     [on("main", "1", "failed"), on("main", "2", "passed"), on("main", "3", "passed")],
-    { value: "flaky", reason: "failed 1 of 3 runs on main in the last 7 days" },
+    { value: "flaky", reason: "failed 1 of 3 runs on main in the last 7 days, latest on commit 1111111" },
   ],
   [
     "flaky, then failing on every stable branch: broken",
@@ -115,7 +115,7 @@ const table: [string, Upload[], { value: HealthStatus; reason: string }][] = [
       on("release/1.x", "3", "failed"),
       on("main", "4", "failed"),
     ],
-    { value: "broken", reason: "failed the last 3 runs on main and release/1.x" },
+    { value: "broken", reason: "failed the last 3 runs on main and release/1.x, latest on commit 4444444" },
   ],
   [
     "new, failed its first run: not yet broken",
@@ -130,7 +130,7 @@ const table: [string, Upload[], { value: HealthStatus; reason: string }][] = [
   [
     "new, failed all 3 re-runs of its first upload on the default branch: broken",
     [on("main", "1", "failed on all 3 re-runs")],
-    { value: "broken", reason: "failed the last 3 runs on main" },
+    { value: "broken", reason: "failed the last 3 runs on main, latest on commit 1111111" },
   ],
 ];
 

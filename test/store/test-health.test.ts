@@ -131,7 +131,9 @@ describe.each(testDialects)("test health storage on %s", (dialect) => {
     expect(outcomes.map((o) => o.failures)).toEqual([3000, 3000, 3000]);
     expect(await count("test_cases")).toBe(3000);
     expect(await count("test_results")).toBe(9000);
-    expect((await testNamed("t0")).statusReason).toBe("failed the last 3 runs on main");
+    expect((await testNamed("t0")).statusReason).toBe(
+      "failed the last 3 runs on main, latest on commit aaaaaaa",
+    );
   });
 
   it("reclassifies only the tests an upload touched; the hourly pass ages the others", async () => {

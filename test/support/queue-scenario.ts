@@ -1,7 +1,7 @@
 // Whole-queue scenarios: the app on a real socket, talking to a stateful fake GitHub, with webhooks that
 // GitHub would send delivered to it (signed), and the engine run until the queue is quiet.
 import type { Logger } from "pino";
-import { FakeGitHub, type FakeRepository } from "./fake-github/index.ts";
+import { FakeGitHub, type FakeRepository } from "../../src/sandbox/fake-github/index.ts";
 import { type TestServer, startTestServer, tokenFor } from "./api-server.ts";
 import { createTestStore, type TestStore } from "./database.ts";
 import { deliverWebhook } from "./webhooks.ts";
@@ -17,6 +17,11 @@ export interface Scenario {
   token: string;
   /** The service's clock, which tests move forward. */
   clock: { now: number };
+  /**
+   * GitHub's reachability: while `down`, every request of the app fails as an unreachable host does, and is
+   * counted in `attempts`.
+   */
+  github: { down: boolean; attempts: number };
   /** POSTs to /v1/<path> with the organization's token and returns the parsed body and status. */
   api(path: string, body: Record<string, unknown>): Promise<{ status: number; body: any }>;
   /** Delivers every webhook GitHub emitted and runs the queue's commands, until nothing is left. */
@@ -74,8 +79,15 @@ export async function startScenario(options: ScenarioOptions = {}): Promise<Scen
   });
   const store = await createTestStore(options.dialect ?? "sqlite");
   const clock = { now: Date.parse("2026-11-21T10:00:00.000Z") };
+  const github = { down: false, attempts: 0 };
   // A real fetch Response carries its URL; Octokit's pagination reads it.
   const fetch: typeof globalThis.fetch = async (input, init) => {
+    if (github.down) {
+      github.attempts++;
+      throw new TypeError("fetch failed", {
+        cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+      });
+    }
     const response = await fake.fetch(input as string | URL | Request, init);
     const request = new Request(input, init);
     Object.defineProperty(response, "url", { value: request.url });
@@ -120,6 +132,7 @@ export async function startScenario(options: ScenarioOptions = {}): Promise<Scen
     },
     token,
     clock,
+    github,
     async api(path, body) {
       const response = await server.post(path, body, token);
       return { status: response.status, body: await response.json() };

@@ -70,7 +70,8 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
         description:
           "An `Idempotency-Key` header (1 to 255 visible ASCII characters) makes the upload safe to retry: a repeat " +
           "with the same key and body is answered the first answer and stores nothing; the same key with another " +
-          "body is 422 `idempotency_key_reused`.",
+          "body is 422 `idempotency_key_reused`. Without the header, an upload identical to an earlier one (same " +
+          "repository, commit, branch, job, run and reports, byte for byte) is recognised the same way.",
         body: UploadRequest,
         response: { 200: UploadResponse, ...errorResponses(400, 401, 403, 404, 413, 422) },
       },
@@ -116,16 +117,10 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
           documents,
           stableBranches: branches,
           checkout,
-          ...(idempotencyKey === undefined
-            ? {}
-            : {
-                receipt: {
-                  idempotencyKey,
-                  requestHash: await uploadRequestHash(
-                    uploadRequestParts(body, documents, prNumber, startedAt),
-                  ),
-                },
-              }),
+          receipt: uploadReceipt(
+            idempotencyKey,
+            await uploadRequestHash(uploadRequestParts(body, documents, prNumber, startedAt)),
+          ),
           now,
         });
         // A test branch's upload is the queue's flake evidence: a repeat brings it again, harmlessly.
@@ -343,6 +338,16 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 /** What an upload asks for, each field as it is stored: a retry that asks for the same is the same upload. */
+/**
+ * The receipt an upload leaves. Without an Idempotency-Key, the request itself is the key: the same reports sent
+ * again for the same commit, branch, job and run (a client retrying after a lost answer, without a key) are
+ * recognised and stored once. Reports differ from one run to the next (times, timestamps), so a real new run is
+ * never taken for a repeat.
+ */
+function uploadReceipt(idempotencyKey: string | undefined, requestHash: string) {
+  return { idempotencyKey: idempotencyKey ?? `sha256:${requestHash}`, requestHash };
+}
+
 function uploadRequestParts(
   body: UploadRequest,
   documents: readonly StreamedPart[],

@@ -8,7 +8,7 @@ import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { invalidRequest } from "../../http/problem.ts";
-import { resolveRepository } from "../repo-access.ts";
+import { knownRepository } from "../repo-access.ts";
 
 const MetricsQuery = Type.Object({
   repo: Type.Optional(
@@ -62,7 +62,7 @@ export function registerMetricsRoutes(api: FastifyInstance, deps: ApiDependencie
     async (request, reply) => {
       const principal = principalOf(request);
       const ref = requestedRepository(request.query);
-      const repository = ref === undefined ? undefined : await resolveRepository(deps, principal, ref);
+      const repository = ref === undefined ? undefined : await knownRepository(deps, principal, ref);
       const text = await queueMetricsExposition(
         deps.store.db,
         { organizationId: principal.organizationId, repositoryId: repository?.id },

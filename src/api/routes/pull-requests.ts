@@ -26,6 +26,7 @@ import {
   resolveQueueVersion,
 } from "../queue-access.ts";
 import { sendQueueAnswer } from "../queue-read-cache.ts";
+import { resolveRepository } from "../repo-access.ts";
 import {
   ImpactedTargetsResponse,
   ListPullRequestsRequest,
@@ -80,7 +81,8 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       },
     },
     async (request) => {
-      const access = await resolveQueue(deps, principalOf(request), request.body);
+      // A submission reads the PR from GitHub anyway: an installation unknown here is looked up there.
+      const access = await resolveQueue(deps, principalOf(request), request.body, resolveRepository);
       const number = Number(request.body.pr.number);
       const pr = await deps.github.pullRequest(access.repository, number);
       if (pr === null)

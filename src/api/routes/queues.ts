@@ -6,14 +6,23 @@ import { DEFAULT_QUEUE_SETTINGS, type QueueEvent, type QueueSettings } from "../
 import { judgeSettingsByRules } from "../branch-rules-check.ts";
 import { queueView } from "../../presentation/queue-views.ts";
 import { findQueue } from "../../store/queues.ts";
+import { repositoryQueues } from "../../store/queue-history.ts";
 import { principalOf } from "../auth.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { conflict } from "../../http/problem.ts";
 import { queueNotFound, resolveQueue, resolveQueueVersion } from "../queue-access.ts";
 import { sendQueueAnswer } from "../queue-read-cache.ts";
-import { resolveRepository } from "../repo-access.ts";
-import { CreateQueueRequest, Empty, QueueRecord, QueueRequest, UpdateQueueRequest } from "../schemas.ts";
+import { knownRepository, resolveRepository } from "../repo-access.ts";
+import {
+  CreateQueueRequest,
+  Empty,
+  ListQueuesRequest,
+  ListQueuesResponse,
+  QueueRecord,
+  QueueRequest,
+  UpdateQueueRequest,
+} from "../schemas.ts";
 
 const settingNames = Object.keys(DEFAULT_QUEUE_SETTINGS) as (keyof QueueSettings)[];
 
@@ -80,6 +89,30 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
     async (request, reply) => {
       const access = await resolveQueueVersion(deps, principalOf(request), request.body);
       return sendQueueAnswer(reply, deps, access, "getQueue", queueView);
+    },
+  );
+
+  api.post<{ Body: ListQueuesRequest }>(
+    "/listQueues",
+    {
+      schema: {
+        operationId: "listQueues",
+        summary: "List a repository's queues, by branch, with their settings and how many PRs each holds",
+        body: ListQueuesRequest,
+        response: { 200: ListQueuesResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const repository = await knownRepository(deps, principalOf(request), request.body.repo);
+      const rows = await repositoryQueues(deps.store.db, repository.id);
+      const states = await Promise.all(rows.map((row) => deps.engine.read(row.id)));
+      return {
+        queues: states.flatMap((state) => {
+          if (state === undefined) return [];
+          const { enqueuedPullRequests, ...queue } = queueView(state);
+          return [{ ...queue, depth: enqueuedPullRequests.length }];
+        }),
+      };
     },
   );
 

@@ -1,12 +1,15 @@
-// CI for the fault-injection test: every push to a test branch starts a run on its head, which reports a
-// commit status and a check run (the queue's two required contexts) after a random delay. A run fails when
-// the commit holds a broken change, and now and then for no reason (a flake). A newer push to the same
-// branch cancels the run of the older head, as CI's concurrency groups do.
-import type { AnyWebhookDelivery, FakeGitHub, PushPayload } from "../support/fake-github/index.ts";
-import type { ChaosSettings } from "./settings.ts";
+// Simulated CI, for the sandbox and the fault-injection test: every push to a test branch starts a run on its head,
+// which reports a commit status and a check run (the queue's two required contexts) after a random delay. A run
+// fails when the commit holds a broken change, now and then when it holds a flaky one, and now and then for no
+// reason (a flake). A newer push to the same branch cancels the run of the older head, as CI's concurrency groups do.
+import type { AnyWebhookDelivery, FakeGitHub, PushPayload } from "./fake-github/index.ts";
 
 /** What a change's file holds when the change breaks the build. */
 export const brokenContent = "broken\n";
+/** What a change's file holds when it brings a flaky test: every run holding it fails now and then. */
+export const flakyContent = "flaky\n";
+/** How often a run that holds a flaky change fails because of it. */
+const flakyChangeFailureRate = 0.3;
 
 export interface CiRun {
   readonly repo: string;
@@ -18,6 +21,17 @@ export interface CiRun {
   readonly reportedAt: number;
 }
 
+/** How CI behaves: the contexts it reports (a commit status, then a check run), its delays and its flakes. */
+export interface CiSettings {
+  readonly requiredStatuses: readonly [status: string, checkRun: string];
+  readonly ci: {
+    /** A run that fails once for no reason of its own. */
+    readonly flakeRate: number;
+    readonly minDelayMs: number;
+    readonly maxDelayMs: number;
+  };
+}
+
 const zeroSha = "0".repeat(40);
 
 export class CiSimulator {
@@ -27,7 +41,7 @@ export class CiSimulator {
 
   constructor(
     private readonly fake: FakeGitHub,
-    private readonly settings: ChaosSettings,
+    private readonly settings: CiSettings,
     private readonly random: () => number,
     private readonly testBranchPrefix: string,
   ) {}
@@ -45,9 +59,10 @@ export class CiSimulator {
     const { minDelayMs, maxDelayMs } = this.settings.ci;
     const delay = minDelayMs + this.random() * (maxDelayMs - minDelayMs);
     const flake = this.random() < this.settings.ci.flakeRate;
+    const flakyChangeFails = this.random() < flakyChangeFailureRate;
     const timer = setTimeout(() => {
       this.started.delete(key);
-      this.report(push.repository.full_name, branch, push.after, flake);
+      this.report(push.repository.full_name, branch, push.after, flake, flakyChangeFails);
     }, delay);
     this.started.set(key, timer);
   }
@@ -62,16 +77,30 @@ export class CiSimulator {
     this.started.clear();
   }
 
-  private report(repoName: string, branch: string, sha: string, flake: boolean): void {
+  private report(
+    repoName: string,
+    branch: string,
+    sha: string,
+    flake: boolean,
+    flakyChangeFails: boolean,
+  ): void {
     const repo = this.fake.repository(repoName);
-    const broken = [...repo.commitOf(sha).tree.values()].includes(brokenContent);
-    const passed = !broken && !flake;
+    const contents = [...repo.commitOf(sha).tree.values()];
+    const broken = contents.includes(brokenContent);
+    const passed = !broken && !flake && !(flakyChangeFails && contents.includes(flakyContent));
     const [status, check] = this.settings.requiredStatuses;
     repo.reportStatus(sha, status, passed ? "success" : "failure", {
       targetUrl: `https://ci.example/${sha.slice(0, 12)}`,
       description: passed ? "Build passed" : "Build failed",
     });
     repo.reportCheckRun(sha, check, { conclusion: passed ? "success" : "failure" });
-    this.runs.push({ repo: repoName, branch, sha, passed, flaked: flake && !broken, reportedAt: Date.now() });
+    this.runs.push({
+      repo: repoName,
+      branch,
+      sha,
+      passed,
+      flaked: !passed && !broken,
+      reportedAt: Date.now(),
+    });
   }
 }

@@ -4,8 +4,10 @@
 // `retry-after`, and requests that hang until the connection is dropped.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { FakeGitHub } from "../support/fake-github/index.ts";
-import type { OutageKind } from "./settings.ts";
+import { FakeGitHub } from "./fake-github/index.ts";
+
+/** How GitHub fails during an outage: 500, 502 from its load balancer, a secondary rate limit, or no answer. */
+export type OutageKind = "500" | "502" | "rate-limit" | "hang";
 
 export interface Outage {
   readonly kind: OutageKind;
