@@ -1,9 +1,10 @@
-# Switchyard's container image: built with the dev dependencies, run from the compiled JavaScript with production
-# dependencies only, as the unprivileged `node` user. See docs/operations.md.
+# Switchyard's container image: the service and its command line tool bundled by esbuild, beside the only packages
+# the bundles load from node_modules (better-sqlite3's native addon, the PostgreSQL driver, Fastify's schema
+# compilers; scripts/runtime-modules.mjs), run as the unprivileged `node` user. See docs/operations.md.
 
-# --- build: compile TypeScript and bundle the service's entry (esbuild, a dev dependency), then drop the dev
-# dependencies
-FROM node:20-bookworm-slim AS build
+# --- build: bundle the service and the command line tool (esbuild, a dev dependency), and gather the packages the
+# bundles load at run time
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles its native module when no prebuilt binary can be fetched for the platform.
 RUN apt-get update \
@@ -11,23 +12,23 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json app.yml ./
+COPY tsconfig.json app.yml ./
 COPY src src
 COPY db db
-COPY scripts/bundle-service.mjs scripts/
+COPY scripts/bundle-service.mjs scripts/runtime-modules.mjs scripts/
 COPY packages/cli/package.json packages/cli/package.json
-RUN npm run build && npm prune --omit=dev
+RUN node scripts/bundle-service.mjs && node scripts/runtime-modules.mjs /runtime
 
-# --- runtime
-FROM node:20-bookworm-slim
+# --- runtime: the bundles and the runtime packages, nothing else (no npm install, no compiler)
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATABASE_URL=file:/data/switchyard.db
 WORKDIR /app
 COPY --from=build /app/package.json /app/app.yml ./
-COPY --from=build /app/node_modules node_modules
-COPY --from=build /app/dist dist
+COPY --from=build /runtime/node_modules node_modules
+COPY --from=build /app/dist/src dist/src
 # SQLite's file, when DATABASE_URL is not PostgreSQL, lives on a volume the service may write.
 RUN mkdir /data && chown node:node /data
 VOLUME /data

@@ -1,13 +1,15 @@
 // The last step of `npm run build`: bundles the service's entry (src/main.ts) with its dependencies into
-// dist/src/main.js, over the file tsc wrote there. Loaded file by file, the service's modules and theirs (some 1,300
-// files) took most of its start-up and about 25 MiB of its memory at idle; one file parses in a fraction of that.
-// The rest of dist/ stays as tsc wrote it (the image runs the command line tool, dist/src/cli/main.js). An argument names
-// another directory to write to (test/main.test.ts starts the bundle from one of its own).
+// dist/src/main.js, and the command line tool's (src/cli/main.ts) into dist/src/cli/main.js, over the files tsc
+// wrote there. Loaded file by file, the service's modules and theirs (some 1,300 files) took most of its start-up and
+// about 25 MiB of its memory at idle; one file parses in a fraction of that. The container image holds these bundles
+// and none of the rest of dist/. An argument names another directory to write to (test/main.test.ts starts the
+// bundle from one of its own).
 //
 // Left to be loaded from node_modules at run time: better-sqlite3 (a native module), and what the sources load
 // with createRequire or import.meta.resolve themselves (the pg driver, the route compilers, Probot's setup app),
-// which only some processes use. The report reader's thread is bundled beside main.js, where report-reader.ts
-// looks for it (next to its own module, which the bundle is).
+// which only some processes use; scripts/runtime-modules.mjs copies them (but the setup app) for the image. The
+// report reader's thread is bundled beside main.js, where report-reader.ts looks for it (next to its own module,
+// which the bundle is).
 import { fileURLToPath, URL } from "node:url";
 import { build } from "esbuild";
 
@@ -16,6 +18,7 @@ const path = (relative) => fileURLToPath(new URL(relative, import.meta.url));
 await build({
   entryPoints: {
     main: path("../src/main.ts"),
+    "cli/main": path("../src/cli/main.ts"),
     "report-reader-thread": path("../src/health/report-reader-thread.ts"),
   },
   outdir: process.argv[2] ?? path("../dist/src"),

@@ -9,6 +9,7 @@ import ignore from "ignore";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { useTestServer } from "./support/api-server.ts";
+import { testPrivateKey } from "./support/github-app.ts";
 
 const run = promisify(execFile);
 const root = new URL("..", import.meta.url).pathname;
@@ -89,7 +90,13 @@ describe("Dockerfile", () => {
     async () => {
       const tag = `switchyard-test:${process.pid}`;
       await run("docker", ["build", "-t", tag, root], { maxBuffer: 64 * 1024 * 1024 });
-      const { stdout } = await run("docker", ["run", "-d", "--rm", "-e", "NODE_ENV=development", tag]);
+      // The image runs in production: it starts only with the app's credentials (GitHub is not asked at start).
+      const credentials = { APP_ID: "1", PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: "secret" };
+      const { stdout } = await run("docker", [
+        ...["run", "-d", "--rm"],
+        ...Object.entries(credentials).flatMap(([name, value]) => ["-e", `${name}=${value}`]),
+        tag,
+      ]);
       const container = stdout.trim();
       try {
         let status = "";
@@ -127,7 +134,23 @@ describe("compose.yaml", () => {
     expect(postgres.healthcheck.test).toContain("pg_isready");
   });
 
+  it("refuses to start the service without the app's credentials, rather than restart it in a loop", () => {
+    const { switchyard } = compose.services;
+    expect(switchyard.restart).toBe("unless-stopped");
+    // A missing .env is no error of its own; a missing APP_ID stops `docker compose up` with this message.
+    expect(switchyard.env_file).toEqual([{ path: ".env", required: false }]);
+    expect(switchyard.environment.APP_ID).toMatch(/^\$\{APP_ID:\?register the GitHub App first .+\}$/);
+  });
+
   it.skipIf(!composeCli)(`is a valid compose file${withoutCompose}`, async () => {
-    await run("docker", ["compose", "-f", `${root}/compose.yaml`, "config", "--quiet"]);
+    const project = ["compose", "-f", `${root}/compose.yaml`, "config", "--quiet"];
+    await run("docker", project, { env: { ...process.env, APP_ID: "1" } });
+    // Without APP_ID anywhere, compose says what to do and starts nothing.
+    const withoutEnvFile = ["compose", "--env-file", "/dev/null", ...project.slice(1)];
+    const refused = await run("docker", withoutEnvFile, { env: { PATH: process.env.PATH ?? "" } }).then(
+      () => "",
+      (error: { stderr: string }) => error.stderr,
+    );
+    expect(refused).toContain("register the GitHub App first");
   });
 });

@@ -107,6 +107,7 @@ export function registerImpactedTargetsCommand(program: Command, context: Client
       context.out(
         `#${answer.prNumber} at ${answer.prSha.slice(0, 12)} impacts ${what} (${owner}/${name} ${targetBranch})\n`,
       );
+      context.output?.("impacted-targets", String(answer.impactedTargets));
     });
 }
 

@@ -7,6 +7,8 @@ export interface ClientContext {
   now: () => number;
   /** Shows a line of progress in place; absent unless stderr is a terminal (CI logs get no progress noise). */
   progress?: (line: string) => void;
+  /** Keeps a result by name for a caller that passes them on: the GitHub Action writes them as step outputs. */
+  output?: (name: string, value: string) => void;
 }
 
 /** What a command run on the server's machine may also touch: the service's configuration. */

@@ -23,6 +23,9 @@ export function registerUploadCommand(program: Command, context: ClientContext):
       const summary = await uploadReports(target, reports, progress?.update);
       progress?.done();
       context.out(`${describeUpload(summary, reports.length)}\n`);
+      context.output?.("test-results", String(summary.testResults));
+      context.output?.("failures", String(summary.failures));
+      context.output?.("quarantined-failures", String(summary.quarantinedFailures));
     } catch (error) {
       progress?.done();
       throw error;
