@@ -1,4 +1,4 @@
-import type { Principal } from "../store/tokens.ts";
+import type { Principal } from "../ports/api-tokens.ts";
 
 /** contract 3: whether the token's organization covers the GitHub owner `owner` on `host`. */
 export function organizationCovers(principal: Principal, host: string, owner: string): boolean {

@@ -5,6 +5,8 @@
 import { type Expression, type Kysely, sql, type Transaction } from "kysely";
 import { isTerminal, type QueueState } from "../queue/index.ts";
 import type { Database } from "./schema.ts";
+import type { CountRow } from "../ports/queue-records.ts";
+export type { CountRow } from "../ports/queue-records.ts";
 
 /** The queues a scrape covers: an organization's, or one repository's of it. */
 export interface MetricsScope {
@@ -53,12 +55,6 @@ export async function queuesInScope(db: Kysely<Database>, scope: MetricsScope): 
     .orderBy("queues.branch_key");
   if (scope.repositoryId !== undefined) query = query.where("repositories.id", "=", scope.repositoryId);
   return query.execute();
-}
-
-export interface CountRow {
-  queueId: string;
-  key: string;
-  count: number;
 }
 
 /** Submissions per queue in one of `states` (index submissions_by_queue_state): the PRs queued now. */

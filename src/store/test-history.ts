@@ -5,19 +5,8 @@ import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { TestCase } from "../health/test-case.ts";
 import { testCaseFromRow } from "./test-cases.ts";
-
-export interface RecentResult {
-  occurredAt: number;
-  /** passed, failed or skipped. */
-  outcome: string;
-  branch: string;
-  commitSha: string;
-  prNumber: number | null;
-  jobName: string | null;
-  runUrl: string | null;
-  /** The failure's summary (contract 7.5) when the result failed. */
-  failureSummary: string | null;
-}
+import type { RecentResult } from "../ports/test-page-reads.ts";
+export type { RecentResult } from "../ports/test-page-reads.ts";
 
 /** A test case and its repository, by the test's id (contract 7.2: unique across repositories). */
 export async function findTestCaseById(

@@ -1,0 +1,140 @@
+// Test health's listings, a page at a time: the tests failing in a time range, the unhealthy ones and the
+// quarantined ones.
+import type { FastifyInstance } from "fastify";
+import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
+import type { TestCase } from "../../health/test-case.ts";
+import type { QuarantineKey, StatusChangeKey } from "../../health/listings.ts";
+import { type EdgeDependencies, testHealthDependencies } from "../../http/dependencies.ts";
+import {
+  ListFailingTestsRequest,
+  ListFailingTestsResponse,
+  ListQuarantinedTestsRequest,
+  ListQuarantinedTestsResponse,
+  ListUnhealthyTestsRequest,
+  ListUnhealthyTestsResponse,
+} from "../test-health-schemas.ts";
+import { errorResponses } from "../openapi.ts";
+import { readPage } from "../../health-use-cases/page-tokens.ts";
+import { invalidRequest, Problem } from "../../http/problem.ts";
+import { testHealthRepository } from "../repo-access.ts";
+import {
+  failingTestsListing,
+  listingPageTokens,
+  quarantinedTestsListing,
+  unhealthyTestsListing,
+} from "../../health-use-cases/test-listings.ts";
+import {
+  fullTestRecords,
+  quarantinedTestRecord,
+  recordContext,
+  testStatistics,
+  unhealthyTestRecord,
+} from "../../health-use-cases/test-records.ts";
+
+/** The three listings of a repository's tests: failing in a time range, unhealthy, quarantined. */
+export function registerTestListingRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
+  const { config } = deps;
+  const health = testHealthDependencies(deps);
+  const listings = deps.testListings;
+  const tokens = listingPageTokens(listings);
+
+  api.post<{ Body: ListFailingTestsRequest }>(
+    "/flaky-tests/list-failing-tests",
+    {
+      schema: {
+        operationId: "listFailingTests",
+        summary: "Tests with failures in a time range of at most 7 days, most failures first",
+        body: ListFailingTestsRequest,
+        response: { 200: ListFailingTestsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const start = Date.parse(body.start_time);
+      const end = Date.parse(body.end_time);
+      if (end < start) {
+        throw invalidRequest("the request is invalid: end_time is before start_time", [
+          { path: "end_time", message: "must not be before start_time" },
+        ]);
+      }
+      if (end - start > CLASSIFICATION_WINDOW_MS) {
+        throw new Problem(
+          400,
+          "time_range_too_long",
+          "start_time and end_time must be within 7 days of each other; list longer periods a week at a time",
+        );
+      }
+      const repository = await testHealthRepository(deps, request, body);
+      const window = { query: [start, end], range: () => ({ from: start, to: end }) };
+      const { rows, page } = await readPage(
+        await tokens(),
+        body.page_query,
+        failingTestsListing(listings, repository, window, config.testResultsRetentionDays),
+        deps.clock(),
+      );
+      return {
+        tests: await fullTestRecords(
+          health,
+          repository,
+          rows.map((row) => row.testCase),
+        ),
+        page,
+      };
+    },
+  );
+
+  api.post<{ Body: ListUnhealthyTestsRequest }>(
+    "/flaky-tests/list-unhealthy-tests",
+    {
+      schema: {
+        operationId: "listUnhealthyTests",
+        summary: "Flaky or broken tests, most recent status change first",
+        body: ListUnhealthyTestsRequest,
+        response: { 200: ListUnhealthyTestsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const status: Exclude<HealthStatus, "healthy"> = body.status;
+      const repository = await testHealthRepository(deps, request, body);
+      const { rows, page } = await readPage<TestCase, StatusChangeKey>(
+        await tokens(),
+        body.page_query,
+        unhealthyTestsListing(listings, repository, status),
+        deps.clock(),
+      );
+      const [context, statistics] = await Promise.all([
+        recordContext(health, repository),
+        testStatistics(deps.testHealth, rows, deps.clock(), { full: false }),
+      ]);
+      return {
+        tests: rows.map((testCase) => unhealthyTestRecord(context, testCase, statistics.get(testCase.key))),
+        page,
+      };
+    },
+  );
+
+  api.post<{ Body: ListQuarantinedTestsRequest }>(
+    "/flaky-tests/list-quarantined-tests",
+    {
+      schema: {
+        operationId: "listQuarantinedTests",
+        summary: "Quarantined tests, most recently quarantined first",
+        body: ListQuarantinedTestsRequest,
+        response: { 200: ListQuarantinedTestsResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const repository = await testHealthRepository(deps, request, body);
+      const { rows, page } = await readPage<TestCase, QuarantineKey>(
+        await tokens(),
+        body.page_query,
+        quarantinedTestsListing(listings, repository),
+        deps.clock(),
+      );
+      const context = await recordContext(health, repository);
+      return { quarantined_tests: rows.map((testCase) => quarantinedTestRecord(context, testCase)), page };
+    },
+  );
+}
