@@ -22,7 +22,7 @@ import { Refusal } from "./ports/refusals.ts";
 import { registerAutoQuarantineRoutes } from "./api/routes/auto-quarantine.ts";
 import { registerTestHealthRoutes } from "./api/routes/test-health-routes.ts";
 import { registerMetricsRoutes } from "./api/routes/metrics.ts";
-import { registerPullRequestRoutes } from "./api/routes/pull-request-routes.ts";
+import { registerPullRequestRoutes } from "./api/routes/submission-routes.ts";
 import { registerQueueRoutes } from "./api/routes/queue-routes.ts";
 import { registerTestRunRoutes } from "./api/routes/test-runs.ts";
 import { lowercaseEnumValues } from "./api/schema-types.ts";

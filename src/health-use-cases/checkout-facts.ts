@@ -2,7 +2,7 @@
 // its code owners (7.5). The uploads' checkouts tell both (the CLI sends them), the queues the rest: test health
 // works for a repository without the GitHub App, and never waits on GitHub.
 import type { Repository } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import { stableBranchesOf } from "../health/classification.ts";
 import { type Codeowners, parseCodeowners } from "../health/codeowners.ts";
 

@@ -5,7 +5,7 @@
 // key cache are remembered.
 import type { TestCase } from "../health/test-case.ts";
 import type { NewTestCases, Repository, TestCaseKeyCache } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import type { Upload } from "../ports/test-result-storage.ts";
 import {
   type Classification,

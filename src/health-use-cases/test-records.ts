@@ -5,7 +5,7 @@ import type { TestCase } from "../health/test-case.ts";
 import type { Config } from "../config.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Repository } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import type { CommonFailure, RunCounts } from "../ports/test-result-storage.ts";
 import type { RepositoryFacts } from "./checkout-facts.ts";
 

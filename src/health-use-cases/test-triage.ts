@@ -5,7 +5,7 @@ import { withQuarantine } from "../health/test-case-health.ts";
 import type { TestCase } from "../health/test-case.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Repository } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import { InvalidRequest, NotFound } from "../ports/refusals.ts";
 
 /** The longest ticket URL kept; the link-ticket schema says so too. */

@@ -11,7 +11,7 @@ import type { QueueEngine } from "../ports/queue-engine.ts";
 import type { QueueDirectory } from "../ports/queue-location.ts";
 import type { QueueRecords } from "../ports/queue-records.ts";
 import type { RepositoryRecords } from "../ports/repository-records.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import type { TestListingReads } from "../ports/test-listing-reads.ts";
 import type { TestPageReads } from "../ports/test-page-reads.ts";
 import type { SubmissionReads } from "../queue-commands/submission.ts";

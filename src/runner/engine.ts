@@ -8,7 +8,7 @@ import {
   type QueueState,
 } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStorage } from "../ports/queue-storage.ts";
+import type { QueueStorage } from "../ports/queue-persistence.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
 import { OutboxWorker } from "./outbox-worker.ts";
 import { QueueRunner } from "./queue-runner.ts";

@@ -11,7 +11,7 @@ import {
   step,
 } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStepSegment, QueueStorage } from "../ports/queue-storage.ts";
+import type { QueueStepSegment, QueueStorage } from "../ports/queue-persistence.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
 import type { Clock } from "../ports/clock.ts";

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { DeliveryRecord } from "../ports/queue-storage.ts";
+import type { DeliveryRecord } from "../ports/queue-persistence.ts";
 import type { Database } from "./schema.ts";
 import type { DeliveryClaim } from "../ports/delivery-claims.ts";
 export type { DeliveryClaim } from "../ports/delivery-claims.ts";

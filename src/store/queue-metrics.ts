@@ -224,6 +224,23 @@ function toBuckets(rows: readonly BucketRow[], boundsMs: readonly number[]): Dur
   }));
 }
 
+/** Submission to a transition of the PR, per queue, over the transitions after `since` (narrowed by the caller). */
+function submissionToTransition(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  since: number,
+  boundsMs: readonly number[],
+) {
+  const duration = sql<number>`t.at - s.submitted_at`;
+  return db
+    .selectFrom("pull_request_transitions as t")
+    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
+    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
+    .where("t.queue_id", "in", queueIds)
+    .where("t.at", ">", since)
+    .groupBy("t.queue_id");
+}
+
 /** Submission to first test, for PRs whose first test started after `since`. */
 export async function waitDurations(
   db: Kysely<Database>,
@@ -232,14 +249,8 @@ export async function waitDurations(
   boundsMs: readonly number[],
 ): Promise<DurationBuckets[]> {
   if (queueIds.length === 0) return [];
-  const duration = sql<number>`t.at - s.submitted_at`;
-  const rows = await db
-    .selectFrom("pull_request_transitions as t")
-    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
-    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
-    .where("t.queue_id", "in", queueIds)
+  const rows = await submissionToTransition(db, queueIds, since, boundsMs)
     .where("t.state", "=", "testing")
-    .where("t.at", ">", since)
     // The first test only: a restarted PR tests again, but it waited once (primary key prefix lookup).
     .where(({ not, exists, selectFrom }) =>
       not(
@@ -252,7 +263,6 @@ export async function waitDurations(
         ),
       ),
     )
-    .groupBy("t.queue_id")
     .execute();
   return toBuckets(rows as unknown as BucketRow[], boundsMs);
 }
@@ -266,15 +276,8 @@ export async function timesInQueue(
   boundsMs: readonly number[],
 ): Promise<DurationBuckets[]> {
   if (queueIds.length === 0) return [];
-  const duration = sql<number>`t.at - s.submitted_at`;
-  const rows = await db
-    .selectFrom("pull_request_transitions as t")
-    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
-    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
-    .where("t.queue_id", "in", queueIds)
+  const rows = await submissionToTransition(db, queueIds, since, boundsMs)
     .where("t.state", "in", states)
-    .where("t.at", ">", since)
-    .groupBy("t.queue_id")
     .execute();
   return toBuckets(rows as unknown as BucketRow[], boundsMs);
 }

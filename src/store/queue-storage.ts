@@ -1,6 +1,6 @@
-// The queue runner's storage (src/ports/queue-storage.ts) on this database, and the API's reads of queue states,
+// The queue runner's storage (src/ports/queue-persistence.ts) on this database, and the API's reads of queue states,
 // which share its parsed states: a state a step saved serves the reads that follow without being parsed again.
-import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-storage.ts";
+import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-persistence.ts";
 import type { Connection } from "./connection.ts";
 import { purgeDeliveries, recordDeliveries } from "./deliveries.ts";
 import {
