@@ -37,7 +37,8 @@ function settingsIn(body: Partial<Record<keyof QueueSettings, unknown>>): Partia
 /** Short, so that test branch names (`mq/main/<queue id>-<run>`) stay readable. */
 const newQueueId = () => randomBytes(6).toString("hex");
 
-export function registerQueueRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
+/** A queue's life: created for a branch, deleted once empty. */
+function registerQueueLifeRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: CreateQueueRequest }>(
     "/createQueue",
     {
@@ -75,6 +76,31 @@ export function registerQueueRoutes(api: FastifyInstance, deps: EdgeDependencies
     },
   );
 
+  api.post<{ Body: QueueRequest }>(
+    "/deleteQueue",
+    {
+      schema: {
+        operationId: "deleteQueue",
+        summary: "Delete a queue that holds no PR",
+        body: QueueRequest,
+        response: { 200: Type.Ref(Empty), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { queue } = await resolveQueue(deps, principalOf(request), request.body);
+      if (!(await deps.queues.deleteQueueIfEmpty(queue.id))) {
+        throw conflict(
+          "queue_not_empty",
+          `the queue for ${queue.branch} still holds PRs: cancel them or let them merge before deleting it`,
+        );
+      }
+      return {};
+    },
+  );
+}
+
+/** What the queues are: one with its PRs, or a repository's, by branch. */
+function registerQueueReadRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: QueueRequest }>(
     "/getQueue",
     {
@@ -114,7 +140,10 @@ export function registerQueueRoutes(api: FastifyInstance, deps: EdgeDependencies
       };
     },
   );
+}
 
+/** A queue's settings and state (running, paused, draining), through the queue command (queue-updates.ts). */
+function registerQueueUpdateRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: UpdateQueueRequest }>(
     "/updateQueue",
     {
@@ -145,26 +174,10 @@ export function registerQueueRoutes(api: FastifyInstance, deps: EdgeDependencies
       return queueView(updated);
     },
   );
+}
 
-  api.post<{ Body: QueueRequest }>(
-    "/deleteQueue",
-    {
-      schema: {
-        operationId: "deleteQueue",
-        summary: "Delete a queue that holds no PR",
-        body: QueueRequest,
-        response: { 200: Type.Ref(Empty), ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request) => {
-      const { queue } = await resolveQueue(deps, principalOf(request), request.body);
-      if (!(await deps.queues.deleteQueueIfEmpty(queue.id))) {
-        throw conflict(
-          "queue_not_empty",
-          `the queue for ${queue.branch} still holds PRs: cancel them or let them merge before deleting it`,
-        );
-      }
-      return {};
-    },
-  );
+export function registerQueueRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
+  registerQueueLifeRoutes(api, deps);
+  registerQueueReadRoutes(api, deps);
+  registerQueueUpdateRoutes(api, deps);
 }

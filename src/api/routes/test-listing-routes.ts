@@ -31,13 +31,25 @@ import {
   unhealthyTestRecord,
 } from "../../health-use-cases/test-records.ts";
 
-/** The three listings of a repository's tests: failing in a time range, unhealthy, quarantined. */
-export function registerTestListingRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
-  const { config } = deps;
-  const health = testHealthDependencies(deps);
+/** What every listing reads through: the tests, their records' context, and the page tokens. */
+function listingReads(deps: EdgeDependencies) {
   const listings = deps.testListings;
-  const tokens = listingPageTokens(listings);
+  return {
+    deps,
+    config: deps.config,
+    health: testHealthDependencies(deps),
+    listings,
+    tokens: listingPageTokens(listings),
+  };
+}
 
+type ListingReads = ReturnType<typeof listingReads>;
+
+/** The tests that failed in a time range of at most a week. */
+function registerFailingTestsRoute(
+  api: FastifyInstance,
+  { deps, config, health, listings, tokens }: ListingReads,
+): void {
   api.post<{ Body: ListFailingTestsRequest }>(
     "/flaky-tests/list-failing-tests",
     {
@@ -82,7 +94,13 @@ export function registerTestListingRoutes(api: FastifyInstance, deps: EdgeDepend
       };
     },
   );
+}
 
+/** The unhealthy tests (flaky or broken), and the quarantined ones. */
+function registerTestStatusRoutes(
+  api: FastifyInstance,
+  { deps, health, listings, tokens }: ListingReads,
+): void {
   api.post<{ Body: ListUnhealthyTestsRequest }>(
     "/flaky-tests/list-unhealthy-tests",
     {
@@ -137,4 +155,11 @@ export function registerTestListingRoutes(api: FastifyInstance, deps: EdgeDepend
       return { quarantined_tests: rows.map((testCase) => quarantinedTestRecord(context, testCase)), page };
     },
   );
+}
+
+/** The three listings of a repository's tests: failing in a time range, unhealthy, quarantined. */
+export function registerTestListingRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
+  const reads = listingReads(deps);
+  registerFailingTestsRoute(api, reads);
+  registerTestStatusRoutes(api, reads);
 }

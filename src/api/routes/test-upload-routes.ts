@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ingestUpload } from "../../health-use-cases/ingestion.ts";
+import type { UploadOutcome } from "../../health-use-cases/upload-outcome.ts";
 import { reportRunEvidence } from "../../health-use-cases/run-evidence.ts";
 import {
   IdempotencyKeyReused,
@@ -95,37 +96,47 @@ export function registerTestUploadRoutes(api: FastifyInstance, deps: EdgeDepende
           body.commit_sha.toLowerCase(),
           outcome.failingTestHealth ?? [],
         );
-        return {
-          upload_id: outcome.uploadId,
-          test_results: outcome.testResults,
-          failures: outcome.failures,
-          quarantined_failures: outcome.quarantinedFailures,
-          unquarantined_failures: outcome.unquarantinedFailures.map((failure) => ({
-            test_id: failure.testId,
-            name: failure.name,
-            classname: failure.classname,
-            file_path: failure.filePath,
-          })),
-          all_failures_quarantined: outcome.allFailuresQuarantined,
-        };
+        return uploadAnswer(outcome);
       } catch (error) {
-        if (error instanceof IdempotencyKeyReused) {
-          throw new Problem(
-            422,
-            "idempotency_key_reused",
-            `the Idempotency-Key ${error.idempotencyKey} was sent before with another upload; each upload needs a key of its own`,
-          );
-        }
-        if (!(error instanceof JunitParseError)) throw error;
-        const where = `line ${error.line}, column ${error.column}: ${error.reason}`;
-        throw new Problem(
-          400,
-          "invalid_junit",
-          `junit_xml[${error.documentIndex}] is not a valid JUnit report (${where}); nothing of this upload was stored`,
-          [{ path: `junit_xml.${error.documentIndex}`, message: where }],
-        );
+        throw uploadProblem(error);
       }
     },
+  );
+}
+
+/** The upload's answer: what was stored, and whether every failure was of a quarantined test. */
+function uploadAnswer(outcome: UploadOutcome) {
+  return {
+    upload_id: outcome.uploadId,
+    test_results: outcome.testResults,
+    failures: outcome.failures,
+    quarantined_failures: outcome.quarantinedFailures,
+    unquarantined_failures: outcome.unquarantinedFailures.map((failure) => ({
+      test_id: failure.testId,
+      name: failure.name,
+      classname: failure.classname,
+      file_path: failure.filePath,
+    })),
+    all_failures_quarantined: outcome.allFailuresQuarantined,
+  };
+}
+
+/** Why an upload stored nothing, as a problem: a key reused for another upload, or a report that is not JUnit. */
+function uploadProblem(error: unknown): unknown {
+  if (error instanceof IdempotencyKeyReused) {
+    return new Problem(
+      422,
+      "idempotency_key_reused",
+      `the Idempotency-Key ${error.idempotencyKey} was sent before with another upload; each upload needs a key of its own`,
+    );
+  }
+  if (!(error instanceof JunitParseError)) return error;
+  const where = `line ${error.line}, column ${error.column}: ${error.reason}`;
+  return new Problem(
+    400,
+    "invalid_junit",
+    `junit_xml[${error.documentIndex}] is not a valid JUnit report (${where}); nothing of this upload was stored`,
+    [{ path: `junit_xml.${error.documentIndex}`, message: where }],
   );
 }
 
