@@ -62,8 +62,7 @@ async function currentRecord(
 ) {
   return (
     pullRequestView(state, prNumber) ??
-    (await deps.queueRecords.latestSubmissionRecord(access.queue.id, prNumber)) ??
-    undefined
+    (await deps.queueRecords.latestSubmissionRecord(access.queue.id, prNumber))
   );
 }
 
