@@ -12,7 +12,7 @@ import {
 } from "../queue/index.ts";
 import type { OpenPullRequest, RepoAddress } from "../ports/github-reads.ts";
 import type { ImpactedTargetStorage } from "../ports/impacted-target-storage.ts";
-import { awaitedBranchEvents } from "../runner/awaited-branch.ts";
+import { awaitedBranchEvents } from "./awaited-branch.ts";
 import { type CommandAnswer, refusing, stepping } from "./answers.ts";
 import { isQueued } from "./pull-request-commands.ts";
 
