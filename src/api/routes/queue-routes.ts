@@ -1,4 +1,4 @@
-// The /v1 endpoints of queues: createQueue, getQueue, listQueues, updateQueue and deleteQueue (contract 4, 5.8).
+// The /v1 endpoints of queues: createQueue, getQueue, listQueues, updateQueue and deleteQueue.
 import { randomBytes } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
