@@ -15,7 +15,8 @@ import { read, root, sources } from "./repository-files.ts";
  */
 const citation = /(?<![\w./-])docs\/([\w-]+\.md)(#[\w-]*(?:,\s*#[\w-]+)*)/g;
 /** A section of a document outside the repository ("contract", "interface" or "design" and a number), or its file. */
-const outsideDocument = /\b(?:contract|interface|design)\s*§?\s*\d+(?:\.\d+)*\b|\bDESIGN\.md\b|\bservice-interface\b|\bcontract\.md\b/i;
+const outsideDocument =
+  /\b(?:contract|interface|design)\s*§?\s*\d+(?:\.\d+)*\b|\bDESIGN\.md\b|\bservice-interface\b|\bcontract\.md\b/i;
 
 const anchorsByPage = new Map<string, Set<string> | undefined>();
 /** The anchors of the headings of docs/`page`, or undefined when there is no such page. */

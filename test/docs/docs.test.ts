@@ -2,7 +2,7 @@
 // link and anchor resolves, and every environment variable, command line command and option, npm script and metric it
 // names exists. What exists is read from the code (the configuration schema, the commander program, the metrics'
 // sources, package.json), so a page written later is checked against what is there when it is merged.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
@@ -22,7 +22,6 @@ const pages = [
 ];
 /** Every page's code: its code blocks and inline code spans, where names of things are written. */
 const code = pages.map((page) => ({ page, code: codeOf(read(page)) }));
-
 
 /** `found` lists, by page, the names in it that `known` does not hold (and finds some: the test is not vacuous). */
 function unknownNames(
