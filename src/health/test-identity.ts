@@ -2,7 +2,7 @@
 // replicas, and a client can compute it without asking the service.
 import { hash } from "node:crypto";
 
-/** The URL namespace of RFC 9562 (RFC 4122), which the test id is derived in. */
+/** The URL namespace of RFC 9562 (RFC 4122), in which a test's id is derived (docs/test-health.md#test-identity). */
 export const TEST_ID_NAMESPACE = "6ba7b811-9dad-11d1-80b4-00c04fd430c8";
 
 export interface RepoRef {

@@ -1,5 +1,5 @@
-// The merge queue metrics (docs/monitoring.md#merge-queue-metrics-for-prometheus), computed from the database at each scrape, so every replica answers
-// the same. Names and labels are those of the hosted merge-queue service, so its dashboards work unchanged.
+// The merge queue metrics (docs/monitoring.md#merge-queue-metrics), computed from the database at each scrape, so every replica answers
+// the same. Names and labels are those of the hosted merge-queue service whose API Switchyard keeps.
 import type { Kysely } from "kysely";
 import type { RequeueReason } from "../queue/state.ts";
 import type { Database } from "../store/schema.ts";
@@ -29,7 +29,7 @@ import {
 } from "./exposition.ts";
 
 const windowMs = 60 * 60 * 1000;
-/** docs/monitoring.md#merge-queue-metrics-for-prometheus: the buckets of the three duration histograms, in seconds. */
+/** docs/monitoring.md#merge-queue-metrics: the buckets of the three duration histograms, in seconds. */
 const durationBucketsSeconds = [60, 300, 600, 900, 1800, 3600, 5400, 7200] as const;
 const boundsMs = durationBucketsSeconds.map((seconds) => seconds * 1000);
 
@@ -59,7 +59,7 @@ const restartReasons = Object.keys({
 } satisfies Record<RequeueReason, true>);
 
 /**
- * `queue_type` (docs/monitoring.md#merge-queue-metrics-for-prometheus): PRs belong to the queue's main line; test runs to the main line or to the bisection
+ * `queue_type` (docs/monitoring.md#merge-queue-metrics): PRs belong to the queue's main line; test runs to the main line or to the bisection
  * pool (bisection and confirmation runs: docs/queue.md#bisection), so the run families have a series for each pool.
  */
 const runPools: readonly RunPool[] = ["main", "bisection"];

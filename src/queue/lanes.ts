@@ -51,7 +51,7 @@ export function dependenciesAmong(
 }
 
 /**
- * For the metrics (docs/monitoring.md#merge-queue-metrics-for-prometheus): how many independent groups the PRs under test or waiting to merge make, two
+ * For the metrics (docs/monitoring.md#merge-queue-metrics): how many independent groups the PRs under test or waiting to merge make, two
  * PRs being in one group when they are in the same lane, directly or through others. In single mode every PR
  * is in one lane.
  */

@@ -1,4 +1,4 @@
-// GET /v1/getMergeQueueMetrics (docs/monitoring.md#merge-queue-metrics-for-prometheus): a queue driven through known events on a fake GitHub, then
+// GET /v1/getMergeQueueMetrics (docs/monitoring.md#merge-queue-metrics): a queue driven through known events on a fake GitHub, then
 // scraped; the numbers are exactly what the queue did, the rolling hour moves on, the counters do not.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tokenFor } from "../support/api-server.ts";

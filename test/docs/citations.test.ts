@@ -94,6 +94,6 @@ describe("citations of the docs in the code", () => {
   it("reads a heading's anchor as GitHub makes it", () => {
     expect(anchorsOfPage("queue.md")).toContain("what-concurrency-bounds"); // `What \`concurrency\` bounds`
     expect(anchorsOfPage("test-health.md")).toContain("a-tests-page"); // A test's page
-    expect(anchorsOfPage("monitoring.md")).toContain("merge-queue-metrics-for-prometheus");
+    expect(anchorsOfPage("monitoring.md")).toContain("merge-queue-metrics");
   });
 });
