@@ -38,7 +38,7 @@ export interface EdgeDependencies {
   testHealth: TestHealthStorage;
   testListings: TestListingReads;
   testPages: TestPageReads;
-  /** Default branch and CODEOWNERS, for test health, as the uploads told them. */
+  /** Default branch and CODEOWNERS, for test health (docs/test-health.md#uploading-results-from-ci), as the uploads told them. */
   repositoryFacts: RepositoryFacts;
   /** The service's own secret browser sessions are signed with, made once and kept. */
   browserSessionSecret(): Promise<Buffer>;

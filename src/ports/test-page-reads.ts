@@ -12,12 +12,12 @@ export interface RecentResult {
   prNumber: number | null;
   jobName: string | null;
   runUrl: string | null;
-  /** The failure's summary when the result failed. */
+  /** The failure's summary (docs/test-health.md#listings) when the result failed. */
   failureSummary: string | null;
 }
 
 export interface TestPageReads {
-  /** A test case and its repository, by the test's id (unique across repositories). */
+  /** A test case and its repository, by the test's id (unique across repositories: docs/test-health.md#test-identity). */
   findTestCaseById(id: string): Promise<{ testCase: TestCase; repository: Repository } | undefined>;
   /** The test's latest results, newest first, at most `limit`. */
   recentResults(testKey: number, limit: number): Promise<RecentResult[]>;

@@ -5,7 +5,7 @@ import type { Database } from "./schema.ts";
 import type { SubmissionPage } from "../ports/queue-records.ts";
 export type { SubmissionPage } from "../ports/queue-records.ts";
 
-/** Newest first (contract 4 listPullRequests), keyset-paged so that every row is seen once. */
+/** Newest first (listPullRequests, docs/api.md#merge-queue-endpoints), keyset-paged so that every row is seen once. */
 export async function listSubmissions(
   db: Kysely<Database>,
   queueId: string,

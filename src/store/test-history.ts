@@ -8,7 +8,7 @@ import { testCaseFromRow } from "./test-cases.ts";
 import type { RecentResult } from "../ports/test-page-reads.ts";
 export type { RecentResult } from "../ports/test-page-reads.ts";
 
-/** A test case and its repository, by the test's id (contract 7.2: unique across repositories). */
+/** A test case and its repository, by the test's id (unique across repositories: docs/test-health.md#test-identity). */
 export async function findTestCaseById(
   db: Kysely<Database>,
   id: string,

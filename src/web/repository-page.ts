@@ -1,5 +1,5 @@
 // A repository's test health at /tests/<host>/<owner>/<name>: its broken, flaky and quarantined tests and those that
-// failed in the last 7 days, read with the /v1 listings (test-health-listings.ts) and paged with their signed page
+// failed in the last 7 days, read with the /v1 listings (health-use-cases/test-listings.ts) and paged with their signed page
 // tokens, one per section in the page's query (?broken=…&flaky=…), so each section pages on its own.
 import type { FastifyInstance } from "fastify";
 import { CLASSIFICATION_WINDOW_MS } from "../health/classification.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_SUMMARY_CHARS, normalizeSummary, summarizeFailure } from "../../src/health/failure-summary.ts";
 import { fixture, parseAll } from "./junit-helpers.ts";
 
-describe("failure summary (contract 7.5)", () => {
+describe("failure summary", () => {
   it("is the first line of the message", () => {
     expect(
       summarizeFailure({ kind: "failure", message: "widget mismatch\nsecond line", text: "trace" }),

@@ -1,4 +1,5 @@
-// The /v1 endpoints of queues: createQueue, getQueue, listQueues, updateQueue and deleteQueue.
+// The /v1 endpoints of queues: createQueue, getQueue, listQueues, updateQueue and deleteQueue
+// (docs/api.md#merge-queue-endpoints, docs/queue.md#queue-states).
 import { randomBytes } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";

@@ -1,6 +1,6 @@
-// The /v1 endpoints about a queue's PRs: submitPullRequest, cancelPullRequest, restartTestsOnPullRequest and
-// setImpactedTargets, which ask the queue's commands (src/queue-commands/), and getSubmittedPullRequest and
-// listPullRequests, which read its records.
+// The /v1 endpoints about a queue's PRs (docs/api.md#merge-queue-endpoints): submitPullRequest,
+// cancelPullRequest, restartTestsOnPullRequest and setImpactedTargets, which ask the queue's commands
+// (src/queue-commands/), and getSubmittedPullRequest and listPullRequests, which read its records.
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { parsePriority, type QueueState } from "../../queue/index.ts";
@@ -173,7 +173,7 @@ function registerImpactedTargetRoutes(api: FastifyInstance, deps: EdgeDependenci
   api.post<{ Body: SetImpactedTargetsRequest }>(
     "/setImpactedTargets",
     {
-      // A list of targets too large to send is better said as "ALL".
+      // docs/queue.md#impacted-targets: a list of targets too large to send is better said as "ALL".
       config: {
         oversizedBodyHint:
           'send "impactedTargets": "ALL" instead of the list, which marks the PR as impacting every target',

@@ -1,5 +1,5 @@
-// Test health's /v1 endpoints (under /flaky-tests/): uploads, listings and a test's triage, and the repository's
-// automatic quarantine switch.
+// Test health's /v1 endpoints (under /flaky-tests/, docs/test-health.md#endpoints): uploads, listings and a test's
+// triage.
 import type { FastifyInstance } from "fastify";
 import type { EdgeDependencies } from "../../http/dependencies.ts";
 import { testHealthSchemas } from "../test-health-schemas.ts";

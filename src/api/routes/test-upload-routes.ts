@@ -29,7 +29,7 @@ export function registerTestUploadRoutes(api: FastifyInstance, deps: EdgeDepende
     {
       schema: {
         operationId: "uploadTestResults",
-        summary: "Upload JUnit XML reports of a test run (contract 7.1)",
+        summary: "Upload JUnit XML reports of a test run",
         description:
           "An `Idempotency-Key` header (1 to 255 visible ASCII characters) makes the upload safe to retry: a repeat " +
           "with the same key and body is answered the first answer and stores nothing; the same key with another " +
