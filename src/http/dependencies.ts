@@ -1,7 +1,7 @@
 // What the HTTP edges (the /v1 routes and the pages) are given by the entry point.
 import type { Logger } from "probot";
 import type { Config } from "../config.ts";
-import type { RepositoryFacts } from "../health-use-cases/checkout-facts.ts";
+import type { RepositoryFacts } from "../test-health-use-cases/checkout-facts.ts";
 import type { MergeQueueEngine } from "../runner/engine.ts";
 import type { Store } from "../store/database.ts";
 import type { Clock } from "../ports/clock.ts";

@@ -1,7 +1,7 @@
 // A repository's auto-quarantine (contract 7.4: "the repo's auto-quarantine is on (default on)"), read and set
 // through two extension endpoints beside set-quarantine-setting.
 import type { FastifyInstance } from "fastify";
-import { setAutoQuarantine } from "../../health-use-cases/auto-quarantine-switch.ts";
+import { setAutoQuarantine } from "../../test-health-use-cases/auto-quarantine-switch.ts";
 import { testHealthSettings } from "../../store/test-health-settings.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import {

@@ -1,19 +1,23 @@
 // Test health (contract 7, interface 4.3): JUnit uploads, the four listings, quarantine settings and linked tickets.
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
-import { ingestUpload } from "../../health-use-cases/ingestion.ts";
-import { reportRunEvidence } from "../../health-use-cases/run-evidence.ts";
+import {
+  CLASSIFICATION_WINDOW_MS,
+  type HealthStatus,
+  type QuarantineKey,
+  type StatusChangeKey,
+  type TestCase,
+} from "../../test-health/index.ts";
+import { ingestUpload } from "../../test-health-use-cases/ingestion.ts";
+import { reportRunEvidence } from "../../test-health-use-cases/run-evidence.ts";
 import { queuesWithRunAt } from "../../store/queue-locations.ts";
 import {
   IdempotencyKeyReused,
   type StreamedPart,
   uploadRequestHash,
-} from "../../health-use-cases/upload-receipts.ts";
-import { JunitParseError } from "../../health/parsed-report.ts";
-import { stableBranches } from "../../health-use-cases/checkout-facts.ts";
-import type { TestCase } from "../../health/test-case.ts";
-import type { QuarantineKey, StatusChangeKey } from "../../health/listings.ts";
+} from "../../test-health-use-cases/upload-receipts.ts";
+import { JunitParseError } from "../../test-reports/parsed-report.ts";
+import { stableBranches } from "../../test-health-use-cases/checkout-facts.ts";
 import type { ApiDependencies } from "../../http/dependencies.ts";
 import {
   flakyTestSchemas,
@@ -31,7 +35,7 @@ import {
   UploadResponse,
 } from "../flaky-tests-schemas.ts";
 import { errorResponses } from "../openapi.ts";
-import { readPage } from "../../health-use-cases/page-tokens.ts";
+import { readPage } from "../../test-health-use-cases/page-tokens.ts";
 import { invalidRequest, Problem } from "../../http/problem.ts";
 import { streamedStrings } from "../../http/streamed-json-body.ts";
 import { testHealthRepository } from "../repo-access.ts";
@@ -40,15 +44,10 @@ import {
   listingPageTokens,
   quarantinedTestsListing,
   unhealthyTestsListing,
-} from "../../health-use-cases/test-listings.ts";
-import {
-  fullTestRecords,
-  quarantinedTestRecord,
-  recordContext,
-  testStatistics,
-  unhealthyTestRecord,
-} from "../../health-use-cases/test-records.ts";
-import { linkTestTicket, setQuarantineSetting, testOf } from "../../health-use-cases/test-triage.ts";
+} from "../../test-health-use-cases/listing-definitions.ts";
+import { quarantinedTestRecord, unhealthyTestRecord } from "../../presentation/test-records.ts";
+import { fullTestRecords, recordContext, testStatistics } from "../../test-health-use-cases/record-facts.ts";
+import { linkTestTicket, setQuarantineSetting, testOf } from "../../test-health-use-cases/test-triage.ts";
 import { testListingReads } from "../../store/test-listings.ts";
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -2,9 +2,9 @@
 // materialised as a tree: only the test case being read and the enclosing suites' names are held, so memory stays
 // bounded by the largest single XML token, whatever the number of test cases.
 import { SaxesParser, type SaxesTagPlain } from "saxes";
+import type { FailureKind } from "../test-health/index.ts";
 import {
   type FailureDetails,
-  type FailureKind,
   JunitParseError,
   type ParsedTestCase,
   type TestAttempt,

@@ -1,15 +1,15 @@
 import { Readable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JunitParseError } from "../../src/health/parsed-report.ts";
+import { JunitParseError } from "../../src/test-reports/parsed-report.ts";
 import {
   MAX_ELEMENT_DEPTH,
   MAX_FAILURE_TEXT_CHARS,
   MAX_MESSAGE_CHARS,
   MAX_NAME_CHARS,
   parseDurationMs,
-} from "../../src/health/junit-parser.ts";
-import { parseJunitDocument, parseJunitDocumentInBatches } from "../../src/health/junit-documents.ts";
+} from "../../src/test-reports/junit-parser.ts";
+import { parseJunitDocument, parseJunitDocumentInBatches } from "../../src/test-reports/junit-documents.ts";
 import { byName, fixture, parseAll } from "./junit-helpers.ts";
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);

@@ -2,7 +2,7 @@
 // position and the walk's snapshot, signed with HMAC-SHA256 under a per-database secret (every replica agrees),
 // so that a forged, altered or stale token, or one issued for another query, is refused with 400.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { LISTING_SNAPSHOT_LIFETIME_MS, type Page, type PagePosition } from "../health/listings.ts";
+import { LISTING_SNAPSHOT_LIFETIME_MS, type Page, type PagePosition } from "../test-health/index.ts";
 import { InvalidRequest } from "../ports/refusals.ts";
 
 export const DEFAULT_PAGE_SIZE = 25;

@@ -1,7 +1,7 @@
 // An upload's request hash is the same whether its reports are given as strings or streamed as bytes: receipts kept
 // before the upload route streamed its body still recognise a retry.
 import { describe, expect, it } from "vitest";
-import { uploadRequestHash } from "../../src/health-use-cases/upload-receipts.ts";
+import { uploadRequestHash } from "../../src/test-health-use-cases/upload-receipts.ts";
 
 /** `text` as a streamed part, in chunks of `size` bytes. */
 function streamed(text: string, size: number) {

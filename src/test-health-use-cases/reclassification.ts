@@ -1,9 +1,13 @@
 // Reclassifies test cases from their stored runs (contract 7.3): for the tests of an upload that need it, and for
 // the hourly ageing pass.
-import type { TestCase } from "../health/test-case.ts";
+import {
+  CLASSIFICATION_WINDOW_MS,
+  classifyTest,
+  reclassifiedHealth,
+  sameHealth,
+  type TestCase,
+} from "../test-health/index.ts";
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";
-import { CLASSIFICATION_WINDOW_MS, classifyTest } from "../health/classification.ts";
-import { reclassifiedHealth, sameHealth } from "../health/test-case-health.ts";
 
 export interface ClassificationContext {
   stableBranches: ReadonlySet<string>;

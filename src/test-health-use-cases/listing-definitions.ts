@@ -1,12 +1,10 @@
 // The test-health listings (contract 7.5) as readPage walks them: what each lists, how its rows are counted and
 // read as of a snapshot, and its sort key. The /v1 listing endpoints and a repository's page read the same ones.
-import type { HealthStatus } from "../health/classification.ts";
-import type { TestCase } from "../health/test-case.ts";
-import type { TestListingReads } from "../ports/test-listing-reads.ts";
 import {
   type FailingTest,
   type FailureCountKey,
   failureCountKey,
+  type HealthStatus,
   isFailureCountKey,
   isQuarantineKey,
   isStatusChangeKey,
@@ -14,7 +12,9 @@ import {
   type QuarantineKey,
   type StatusChangeKey,
   statusChangeKey,
-} from "../health/listings.ts";
+  type TestCase,
+} from "../test-health/index.ts";
+import type { TestListingReads } from "../ports/test-listing-reads.ts";
 import { type Listing, PageTokens } from "./page-tokens.ts";
 
 const DAY_MS = 24 * 3600 * 1000;

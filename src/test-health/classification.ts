@@ -1,5 +1,6 @@
 // contract 7.3 (classification) and 7.4 (quarantine), as pure functions of a test's recent runs.
-import type { TestOutcome } from "./parsed-report.ts";
+/** How one execution of a test ended. */
+export type TestOutcome = "passed" | "failed" | "skipped";
 
 export type HealthStatus = "healthy" | "flaky" | "broken";
 

@@ -1,6 +1,15 @@
 // contract 7.5: `most_common_failures` groups failures by a summary in which the parts that change from one run
 // to the next (numbers, addresses, ids) are normalised, so that the same failure groups together.
-import type { FailureDetails } from "./parsed-report.ts";
+
+/** Which element reported a failure: `failure` (an assertion) or `error` (an unexpected exception). */
+export type FailureKind = "failure" | "error";
+
+/** What a summary is made from: the failure's message and text, and the element that reported it. */
+export interface FailureText {
+  kind: FailureKind;
+  message: string;
+  text: string;
+}
 
 export const MAX_SUMMARY_CHARS = 200;
 
@@ -12,7 +21,7 @@ const HEX = /\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/g
 const NUMBER = /(?<![A-Za-z_])\d+(?:\.\d+)*/g;
 
 /** The summary of one failure: the first line of its message, else of its text, else the element's name. */
-export function summarizeFailure(failure: Pick<FailureDetails, "kind" | "message" | "text">): string {
+export function summarizeFailure(failure: FailureText): string {
   const line = firstLine(failure.message) ?? firstLine(failure.text) ?? failure.kind;
   return normalizeSummary(line);
 }

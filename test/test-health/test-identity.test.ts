@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { v5 as uuidv5 } from "uuid";
 import { describe, expect, it } from "vitest";
-import { testCaseId } from "../../src/health/test-identity.ts";
+import { testCaseId } from "../../src/test-health/test-identity.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
 const key = {

@@ -1,8 +1,6 @@
 // What a person decides about a test: its quarantine setting and its linked ticket. The /v1 endpoints
 // (set-quarantine-setting, link-ticket) and the test's page both decide here, with the same checks and errors.
-import type { QuarantineSetting } from "../health/classification.ts";
-import { withQuarantine } from "../health/test-case-health.ts";
-import type { TestCase } from "../health/test-case.ts";
+import { type QuarantineSetting, type TestCase, withQuarantine } from "../test-health/index.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Repository } from "../ports/test-case-storage.ts";
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";

@@ -1,10 +1,6 @@
 // What parsing a JUnit report yields (contract 7.1): its test cases, each with its outcome, failure and attempts,
 // or a parse error that says where the document is broken.
-
-export type TestOutcome = "passed" | "failed" | "skipped";
-
-/** Which element reported the failure: `failure` (an assertion) or `error` (an unexpected exception). */
-export type FailureKind = "failure" | "error";
+import type { FailureKind, TestOutcome } from "../test-health/index.ts";
 
 export interface FailureDetails {
   kind: FailureKind;

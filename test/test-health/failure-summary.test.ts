@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { MAX_SUMMARY_CHARS, normalizeSummary, summarizeFailure } from "../../src/health/failure-summary.ts";
-import { fixture, parseAll } from "./junit-helpers.ts";
+import {
+  MAX_SUMMARY_CHARS,
+  normalizeSummary,
+  summarizeFailure,
+} from "../../src/test-health/failure-summary.ts";
+import { fixture, parseAll } from "../test-reports/junit-helpers.ts";
 
 describe("failure summary (contract 7.5)", () => {
   it("is the first line of the message", () => {

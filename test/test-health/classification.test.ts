@@ -8,7 +8,7 @@ import {
   type HealthStatus,
   type QuarantineSetting,
   type TestRun,
-} from "../../src/health/classification.ts";
+} from "../../src/test-health/classification.ts";
 
 const now = new Date("2026-11-21T12:00:00.000Z");
 const stableBranches = new Set(["main", "release/1.x"]);

@@ -1,8 +1,8 @@
 // What an upload tells the merge queue of its failing tests (docs/flake-evidence.md): each with its health once the
 // upload is classified, a quarantined one as quarantined whatever its status.
 import { beforeEach, describe, expect, it } from "vitest";
-import { setAutoQuarantine } from "../../src/health-use-cases/auto-quarantine-switch.ts";
-import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
+import { setAutoQuarantine } from "../../src/test-health-use-cases/auto-quarantine-switch.ts";
+import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
 import type { Repository } from "../../src/store/repositories.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
 import { type CaseSpec, TEST_HEALTH_START, uploadInput, useTestHealthStore } from "../support/test-health.ts";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { parseJunitDocument, type JunitInput } from "../../src/health/junit-documents.ts";
-import type { ParsedTestCase } from "../../src/health/parsed-report.ts";
+import { parseJunitDocument, type JunitInput } from "../../src/test-reports/junit-documents.ts";
+import type { ParsedTestCase } from "../../src/test-reports/parsed-report.ts";
 
 export async function parseAll(input: JunitInput, documentIndex = 0): Promise<ParsedTestCase[]> {
   const testCases: ParsedTestCase[] = [];

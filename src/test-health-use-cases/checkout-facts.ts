@@ -3,8 +3,7 @@
 // works for a repository without the GitHub App, and never waits on GitHub.
 import type { Repository } from "../ports/test-case-storage.ts";
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";
-import { stableBranchesOf } from "../health/classification.ts";
-import { type Codeowners, parseCodeowners } from "../health/codeowners.ts";
+import { type Codeowners, parseCodeowners, stableBranchesOf } from "../test-health/index.ts";
 
 export interface RepositoryFacts {
   /** The default branch an upload named; null while none has. */

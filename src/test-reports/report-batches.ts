@@ -2,9 +2,8 @@
 // and every attempt of every test case element with that id. Computed by the thread that reads the reports (see
 // report-reader.ts) and sent to the thread that writes them in columns: a few strings and typed arrays cross
 // between threads for a small part of what 2,000 objects would cost to copy and collect.
-import { summarizeFailure } from "./failure-summary.ts";
-import type { ParsedTestCase, TestOutcome } from "./parsed-report.ts";
-import { type RepoRef, testCaseId } from "./test-identity.ts";
+import { type RepoRef, summarizeFailure, testCaseId, type TestOutcome } from "../test-health/index.ts";
+import type { ParsedTestCase } from "./parsed-report.ts";
 
 export interface ReadBatch {
   /** Test case elements read, skipped ones included: more than the tests when a report repeats a test. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Codeowners, MAX_CODEOWNERS_BYTES, parseCodeowners } from "../../src/health/codeowners.ts";
+import { Codeowners, MAX_CODEOWNERS_BYTES, parseCodeowners } from "../../src/test-health/codeowners.ts";
 
 const ownersOf = (codeowners: string, path: string): string[] => parseCodeowners(codeowners).ownersOf(path);
 const rule = (pattern: string) => new Codeowners([{ pattern, owners: ["@owner"], line: 1 }]);

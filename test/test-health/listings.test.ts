@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TestCase } from "../../src/health/test-case.ts";
+import type { TestCase } from "../../src/test-health/test-case.ts";
 import {
   failureCountKey,
   forward,
@@ -10,7 +10,7 @@ import {
   type PagePosition,
   quarantineKey,
   statusChangeKey,
-} from "../../src/health/listings.ts";
+} from "../../src/test-health/listings.ts";
 
 const testCase = (overrides: Partial<TestCase>): TestCase => ({
   id: "00000000-0000-5000-8000-000000000000",

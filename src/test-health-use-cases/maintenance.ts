@@ -1,7 +1,7 @@
 // The hourly test-health pass: results older than TEST_RESULTS_RETENTION_DAYS are purged, and the tests whose
 // status rests on failures in the window are reclassified as those failures age (contract 7.3).
 import type { Logger } from "probot";
-import { LISTING_SNAPSHOT_LIFETIME_MS } from "../health/listings.ts";
+import { LISTING_SNAPSHOT_LIFETIME_MS } from "../test-health/index.ts";
 import type { Repository } from "../ports/test-case-storage.ts";
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import { reclassifyTestCases } from "./reclassification.ts";

@@ -3,18 +3,19 @@
 // that an upload is stored all or nothing. Memory is bounded by the batch size, not by the size of the reports:
 // across batches only the failing tests (which the answer lists), the repository's unsettled tests and the bounded
 // key cache are remembered.
-import type { TestCase } from "../health/test-case.ts";
-import type { NewTestCases, Repository, TestCaseKeyCache } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
-import type { Upload } from "../ports/test-result-storage.ts";
 import {
   type Classification,
   classifyTest,
+  firstHealth,
   healthyWithoutFailures,
+  type TestCase,
+  type TestOutcome,
   type TestRun,
-} from "../health/classification.ts";
-import type { JunitInput } from "../health/junit-documents.ts";
-import type { TestOutcome } from "../health/parsed-report.ts";
+} from "../test-health/index.ts";
+import type { NewTestCases, Repository, TestCaseKeyCache } from "../ports/test-case-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { Upload } from "../ports/test-result-storage.ts";
+import type { JunitInput } from "../test-reports/junit-documents.ts";
 import {
   failureSummaries,
   isFailure,
@@ -24,11 +25,10 @@ import {
   type ReadTest,
   type TestIdentity,
   testIdentities,
-} from "../health/report-batches.ts";
-import { readReports } from "../health/report-reader.ts";
+} from "../test-reports/report-batches.ts";
+import { readReports } from "../test-reports/report-reader.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type CheckoutReport, rememberCheckout } from "./checkout-facts.ts";
-import { firstHealth } from "../health/test-case-health.ts";
 import type { FailedTest, FailingTestHealth, UploadOutcome } from "./upload-outcome.ts";
 import { keepUploadReceipt, repeatedUpload, type UploadReceiptRequest } from "./upload-receipts.ts";
 

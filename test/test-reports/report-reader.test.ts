@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
-import { JunitParseError } from "../../src/health/parsed-report.ts";
+import { JunitParseError } from "../../src/test-reports/parsed-report.ts";
 import {
   failureSummaries,
   OUTCOMES,
@@ -8,15 +8,15 @@ import {
   readTests,
   relativeFilePath,
   testIdentities,
-} from "../../src/health/report-batches.ts";
+} from "../../src/test-reports/report-batches.ts";
 import {
   READER_IDLE_MS,
   readerThreadRunning,
   readReports,
   startReportReader,
   stopReportReader,
-} from "../../src/health/report-reader.ts";
-import { testCaseId } from "../../src/health/test-identity.ts";
+} from "../../src/test-reports/report-reader.ts";
+import { testCaseId } from "../../src/test-health/test-identity.ts";
 
 const repository = { host: "github.com", owner: "Acme", name: "Widgets" };
 

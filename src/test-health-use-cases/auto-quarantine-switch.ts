@@ -1,7 +1,7 @@
 // Turning a repository's auto-quarantine on or off (contract 7.4): its flaky tests with the `auto` setting are
 // quarantined or released at once, not at their next upload.
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";
-import { withQuarantine } from "../health/test-case-health.ts";
+import { withQuarantine } from "../test-health/index.ts";
 
 export interface AutoQuarantineChange {
   autoQuarantine: boolean;
