@@ -1,5 +1,5 @@
-// What the test-health listings read from storage (src/health-use-cases/test-listings.ts walks them): how many rows
-// a listing holds as of a snapshot, a page of them, and the secret their page tokens are signed with.
+// What the test-health listings read from storage (src/test-health-use-cases/listing-definitions.ts walks them): how
+// many rows a listing holds as of a snapshot, a page of them, and the secret their page tokens are signed with.
 // src/store/test-listings.ts implements it.
 import type {
   FailingTest,

@@ -1,4 +1,4 @@
-// Ingestion of an upload of JUnit reports (contract 7.1): streamed parsing on the reader thread (report-reader.ts),
+// Ingestion of an upload of JUnit reports (contract 7.1): streamed parsing on the reader thread (src/test-reports/),
 // batched inserts, and incremental classification of the tests the upload touched (7.3), all in one transaction so
 // that an upload is stored all or nothing. Memory is bounded by the batch size, not by the size of the reports:
 // across batches only the failing tests (which the answer lists), the repository's unsettled tests and the bounded

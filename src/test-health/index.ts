@@ -11,6 +11,7 @@ export {
   CLASSIFICATION_WINDOW_MS,
   classifyTest,
   healthyWithoutFailures,
+  isQuarantined,
   quarantineSettings,
   stableBranchesOf,
 } from "./classification.ts";

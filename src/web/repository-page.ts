@@ -1,6 +1,7 @@
 // A repository's test health at /tests/<host>/<owner>/<name>: its broken, flaky and quarantined tests and those that
-// failed in the last 7 days, read with the /v1 listings (test-health-listings.ts) and paged with their signed page
-// tokens, one per section in the page's query (?broken=…&flaky=…), so each section pages on its own.
+// failed in the last 7 days, read with the /v1 listings (test-health-use-cases/listing-definitions.ts) and paged
+// with their signed page tokens, one per section in the page's query (?broken=…&flaky=…), so each section pages on
+// its own.
 import type { FastifyInstance } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type TestCase } from "../test-health/index.ts";
 import type { RepositoryRef } from "../ports/github-reads.ts";

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { apiHandler, buildApi } from "../../src/http-server.ts";
 import type { ApiDependencies } from "../../src/http/dependencies.ts";
 import { loadConfig } from "../../src/config.ts";
-import { parseCodeowners } from "../../src/test-health/codeowners.ts";
+import { parseCodeowners } from "../../src/test-health/index.ts";
 import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
 import { startReportReader } from "../../src/test-reports/report-reader.ts";
 import type { RepositoryFacts } from "../../src/test-health-use-cases/checkout-facts.ts";

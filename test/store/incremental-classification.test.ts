@@ -6,8 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { setAutoQuarantine } from "../../src/test-health-use-cases/auto-quarantine-switch.ts";
-import { classifyTest, isQuarantined, type TestRun } from "../../src/test-health/classification.ts";
-import { parseCodeowners } from "../../src/test-health/codeowners.ts";
+import { classifyTest, isQuarantined, parseCodeowners, type TestRun } from "../../src/test-health/index.ts";
 import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
 import { maintainTestHealth } from "../../src/test-health-use-cases/maintenance.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";

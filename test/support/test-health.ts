@@ -4,7 +4,7 @@
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import type { UploadInput } from "../../src/test-health-use-cases/ingestion.ts";
-import { testCaseId } from "../../src/test-health/test-identity.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
 import type { Dialect } from "../../src/store/database.ts";
 import { newId } from "../../src/store/ids.ts";
 import { recordRepository, type Repository } from "../../src/store/repositories.ts";

@@ -16,7 +16,7 @@ import {
   startReportReader,
   stopReportReader,
 } from "../../src/test-reports/report-reader.ts";
-import { testCaseId } from "../../src/test-health/test-identity.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
 
 const repository = { host: "github.com", owner: "Acme", name: "Widgets" };
 
