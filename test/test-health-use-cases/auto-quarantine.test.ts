@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { setAutoQuarantine } from "../../src/test-health-use-cases/auto-quarantine-switch.ts";
 import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
 import { maintainTestHealth } from "../../src/test-health-use-cases/maintenance.ts";
-import { parseCodeowners } from "../../src/test-health/codeowners.ts";
+import { parseCodeowners } from "../../src/test-health/index.ts";
 import type { Repository } from "../../src/store/repositories.ts";
 import { findTestCase, inTestHealthTransaction, saveTestCaseHealth } from "../../src/store/test-cases.ts";
 import { testHealthSettings } from "../../src/store/test-health-settings.ts";
