@@ -84,7 +84,7 @@ export default {
     {
       name: "core-does-no-io",
       comment:
-        "The cores use none of Node's own modules but the pure ones: crypto to hash (a test's id) and buffer to count bytes (a CODEOWNERS file's size).",
+        "The cores use none of Node's own modules but the pure ones: crypto to hash and buffer to hold bytes (a test's id), and to count them (a CODEOWNERS file's size).",
       severity: "error",
       from: { path: core },
       to: { dependencyTypes: ["core"], pathNot: "^(crypto|buffer)$" },

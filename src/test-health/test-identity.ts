@@ -1,5 +1,6 @@
 // contract 7.2: a test case's id is derived from what identifies it, so that it is the same across uploads and
 // replicas, and a client can compute it without asking the service.
+import { Buffer } from "node:buffer";
 import { hash } from "node:crypto";
 
 /** The URL namespace of RFC 9562 (RFC 4122), which contract 7.2 names. */
