@@ -9,7 +9,7 @@ export const layers = [
   },
   {
     name: "presentation",
-    summary: "the queue's records as the API, the pages and the stored projections show them",
+    summary: "the queue's and the tests' records as the API, the pages and the stored projections show them",
     folders: ["presentation"],
   },
   {
