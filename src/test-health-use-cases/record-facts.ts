@@ -13,7 +13,7 @@ import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import { type RecordContext, testRecord, type TestStatistics } from "../presentation/test-records.ts";
 import type { RepositoryFacts } from "./checkout-facts.ts";
 
-/** contract 7.5: the five most common failures. */
+/** The five most common failures (docs/test-health.md#listings). */
 const COMMON_FAILURES_SHOWN = 5;
 
 /**

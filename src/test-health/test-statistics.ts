@@ -1,5 +1,5 @@
-// What storage counts of a test's results for its record (contract 7.5): its runs and failures over the last 7 days
-// and the last 24 hours, and its failures grouped by summary (see failure-summary.ts).
+// What storage counts of a test's results for its record (docs/test-health.md#listings): its runs and failures over
+// the last 7 days and the last 24 hours, and its failures grouped by summary (see failure-summary.ts).
 
 export interface RunCounts {
   runsLast7d: number;
