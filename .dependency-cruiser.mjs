@@ -19,7 +19,7 @@ export const layers = [
     folders: ["ports"],
   },
   {
-    name: "report reading",
+    name: "test reports",
     summary:
       "JUnit XML parsing and the thread that reads uploaded reports into test results, in the test-health core's terms",
     folders: ["test-reports"],
@@ -67,7 +67,7 @@ const pathsOf = (...names) => {
 const core = pathsOf("core");
 const presentation = pathsOf("presentation");
 const ports = pathsOf("ports");
-const reportReading = pathsOf("report reading");
+const testReports = pathsOf("test reports");
 const useCases = pathsOf("use cases");
 const entry = pathsOf("entry");
 
@@ -105,12 +105,12 @@ export default {
       to: { path: "^src/", pathNot: [presentation, core] },
     },
     {
-      name: "report-reading-knows-only-the-core",
+      name: "test-reports-know-only-the-core",
       comment:
         "Reading reports turns bytes into test results: it needs the core's rules and nothing else of ours.",
       severity: "error",
-      from: { path: reportReading },
-      to: { path: "^src/", pathNot: [reportReading, core] },
+      from: { path: testReports },
+      to: { path: "^src/", pathNot: [testReports, core] },
     },
     {
       name: "ports-know-only-the-core",
@@ -122,12 +122,12 @@ export default {
     {
       name: "use-cases-import-inwards",
       comment:
-        "Use cases import the core, the records, the ports, report reading and the shared leaves: storage, GitHub and the edges reach them through ports.",
+        "Use cases import the core, the records, the ports, the test reports and the shared leaves: storage, GitHub and the edges reach them through ports.",
       severity: "error",
       from: { path: useCases },
       to: {
         path: "^src/",
-        pathNot: [core, presentation, ports, reportReading, useCases, pathsOf("shared leaves")],
+        pathNot: [core, presentation, ports, testReports, useCases, pathsOf("shared leaves")],
       },
     },
     {

@@ -52,7 +52,7 @@ export async function buildApi(
     if (problem.retryAfterSeconds !== undefined)
       reply.header("retry-after", String(problem.retryAfterSeconds));
     if (problem.status >= 500) {
-      // contract 2: a 500 says nothing about internals; the request id in the log and the body links them.
+      // docs/api.md#errors: a 500 says nothing about internals; the request id in the log and the body links them.
       const url = loggableUrl(request.url);
       deps.log.error({ err: error, requestId: request.id, url }, "API request failed");
       problem = new Problem(problem.status, problem.code, `${problem.message} (request ${request.id})`);
@@ -71,7 +71,7 @@ export async function buildApi(
   });
   api.addHook("preValidation", async (request) => {
     if (request.method !== "POST" || request.routeOptions.config.takesForm === true) return;
-    // contract 1: a POST must be JSON even when it has no body at all.
+    // docs/api.md#conventions: a POST must be JSON even when it has no body at all.
     if (!isJsonContentType(request.headers["content-type"])) {
       throw new Problem(
         415,

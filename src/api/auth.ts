@@ -1,4 +1,4 @@
-// x-api-token authentication (contract 3): every /v1 route but the OpenAPI document needs a valid token. A token is
+// x-api-token authentication (docs/api.md#tokens-and-organizations): every /v1 route but the OpenAPI document needs a valid token. A token is
 // bound to its secret and its organization only: neither the Host the service is reached by nor any X-Forwarded-*
 // header takes part, so a token keeps working behind a proxy or under another DNS name.
 import type { FastifyInstance, FastifyRequest } from "fastify";

@@ -1,4 +1,4 @@
-// Wire schemas of the test-health endpoints (interface 2.5, 2.6, 4.3; contract 7): they validate requests and
+// Wire schemas of the test-health endpoints (docs/test-health.md#endpoints): they validate requests and
 // generate the OpenAPI document.
 import { type Static, Type } from "@sinclair/typebox";
 import { MAX_CODEOWNERS_BYTES, quarantineSettings } from "../test-health/index.ts";
@@ -12,7 +12,7 @@ export const TestHealthTarget = {
   org_url_slug: Type.String({
     minLength: 1,
     maxLength: 100,
-    description: "the organization of the API token (contract 3)",
+    description: "the organization of the API token",
   }),
 };
 
@@ -28,7 +28,7 @@ export const PageQuery = Type.Object(
       }),
     ),
   },
-  { description: "interface 2.6" },
+  { description: "which page of the listing to answer" },
 );
 
 export const PageObject = Type.Object(
@@ -43,7 +43,7 @@ export const PageObject = Type.Object(
   { $id: "PageObject" },
 );
 
-const TestId = Type.String({ format: "uuid", description: "the test's id (contract 7.2)" });
+const TestId = Type.String({ format: "uuid", description: "the test's id" });
 
 export const healthStatuses = ["healthy", "flaky", "broken"] as const;
 
@@ -195,7 +195,7 @@ export const UploadRequest = Type.Object({
   ...TestHealthTarget,
   commit_sha: Type.String({ pattern: "^[0-9a-fA-F]{4,64}$", description: "the tested commit" }),
   branch: BranchName,
-  // contract 1: a widely used upload script sends the number as a string, and "" when there is no PR.
+  // docs/api.md#conventions: a widely used upload script sends the number as a string, and "" when there is no PR.
   pr_number: Type.Optional(
     Nullable(
       Type.Union([
@@ -206,7 +206,7 @@ export const UploadRequest = Type.Object({
   ),
   job_name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   variant: Type.Optional(
-    Nullable(Type.String({ maxLength: 255, description: "part of each test's identity (contract 7.2)" })),
+    Nullable(Type.String({ maxLength: 255, description: "part of each test's identity" })),
   ),
   run_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
   repo_root: Type.Optional(
@@ -226,7 +226,7 @@ export const UploadRequest = Type.Object({
     Nullable({
       ...BranchName,
       description:
-        "an extension: the repository's default branch as the checkout knows it (contract 7.3's stable branch); it replaces the one known",
+        "an extension: the repository's default branch as the checkout knows it (a stable branch); it replaces the one known",
     }),
   ),
   codeowners: Type.Optional(

@@ -1,4 +1,4 @@
-// Which repository a request is about, and whether the token may touch it (contract 3 and 4).
+// Which repository a request is about, and whether the token may touch it (docs/api.md#tokens-and-organizations, #merge-queue-endpoints).
 import type { FastifyRequest } from "fastify";
 import {
   findRepository,
@@ -90,7 +90,7 @@ function repoNotInstalled(ref: RepoRef): Problem {
   );
 }
 
-/** contract 3: the repository `ref`, on this service's GitHub host and covered by the token's organization. */
+/** The repository `ref` (docs/api.md#tokens-and-organizations), on this service's GitHub host and covered by the token's organization. */
 export function coveredRepository(deps: ApiDependencies, principal: Principal, ref: RepoRef): RepoRef {
   const host = ref.host.toLowerCase();
   if (host !== deps.config.githubHost) {
@@ -111,7 +111,7 @@ export function coveredRepository(deps: ApiDependencies, principal: Principal, r
 }
 
 /**
- * contract 3: a test-health request's org_url_slug must be the token's organization, and the repo one it covers.
+ * docs/api.md#tokens-and-organizations: a test-health request's org_url_slug must be the token's organization, and the repo one it covers.
  * Test health needs no GitHub App and never asks GitHub: the repository is the one the request names. Only an
  * upload or a repository setting records it (`record`); any other request about a repository never named before
  * finds nothing in it (an unrecorded repository, whose id no row holds), so a refused request writes nothing.

@@ -1,5 +1,5 @@
 // The repository the upload commands run in: where it is checked out, and what the checkout tells test health
-// about it (contract 7.3 default branch, 7.5 CODEOWNERS), so that the service never needs to ask GitHub.
+// about it (default branch and CODEOWNERS: docs/test-health.md#uploading-results-from-ci), so that the service never needs to ask GitHub.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";

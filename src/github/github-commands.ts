@@ -87,7 +87,7 @@ export class GitHubCommandExecutor implements CommandExecutor {
     }
   }
 
-  /** One comment per submission, edited in place (contract 5.10); re-posted only if someone deleted it. */
+  /** One comment per submission, edited in place (docs/queue.md#what-the-pr-shows); re-posted only if someone deleted it. */
   async #upsertComment(
     octokit: InstallationOctokit,
     repo: { owner: string; repo: string },
@@ -150,7 +150,7 @@ async function targetHead(octokit: InstallationOctokit, repo: Repo, branch: stri
   return data.object.sha;
 }
 
-/** merge_commit (contract 5.4): the target branch moves to the tested commit itself, never by force. */
+/** merge_commit (docs/queue.md#merging): the target branch moves to the tested commit itself, never by force. */
 async function fastForwardTarget(
   octokit: InstallationOctokit,
   repo: Repo,
@@ -224,7 +224,7 @@ async function ownUnsignedCommit(
   return data.commit.verification?.verified === false ? { retest: true } : {};
 }
 
-/** squash / rebase (contract 5.4): GitHub's merge API, only for the tested head on the expected target. */
+/** squash / rebase (docs/queue.md#merging): GitHub's merge API, only for the tested head on the expected target. */
 async function mergePullRequest(
   octokit: InstallationOctokit,
   repo: Repo,

@@ -13,7 +13,7 @@ export interface ApiDependencies {
   installations: InstallationDirectory;
   github: GitHubReader;
   engine: MergeQueueEngine;
-  /** Default branch and CODEOWNERS, for test health (contract 7.3, 7.5), as the uploads told them. */
+  /** Default branch and CODEOWNERS, for test health (docs/test-health.md#uploading-results-from-ci), as the uploads told them. */
   repositoryFacts: RepositoryFacts;
   log: Logger;
   clock: Clock;

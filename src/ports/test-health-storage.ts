@@ -50,6 +50,6 @@ export interface TestHealthStorage extends TestCaseStorage, TestResultStorage {
     facts: { defaultBranch?: string | undefined; codeowners?: string | undefined },
     now: number,
   ): Promise<void>;
-  /** The target branches of the repository's queues: stable branches of its tests (contract 7.3). */
+  /** The target branches of the repository's queues: stable branches of its tests (docs/test-health.md#classification). */
   queueBranches(repositoryId: string): Promise<string[]>;
 }

@@ -1,7 +1,7 @@
-// Test cases → the wire records of interface 2.5, every field filled as contract 7.5 says.
+// Test cases → the wire records, every field filled as docs/test-health.md#records says.
 import type { CommonFailure, Codeowners, RunCounts, TestCase } from "../test-health/index.ts";
 
-// contract 1: ISO 8601 UTC with milliseconds.
+// ISO 8601 UTC with milliseconds (docs/api.md#conventions).
 const isoTime = (epochMs: number) => new Date(epochMs).toISOString();
 
 export interface RecordContext {
@@ -29,7 +29,7 @@ const status = (testCase: TestCase) => ({
 const ticketOf = (statistics: TestStatistics | undefined): { html_url: string } | null =>
   statistics?.ticketUrl ? { html_url: statistics.ticketUrl } : null;
 
-// contract 7.5: a fraction over all runs in the period, 0 without runs.
+// docs/test-health.md#listings: a fraction over all runs in the period, 0 without runs.
 const rate = (failures: number, runs: number) => (runs === 0 ? 0 : failures / runs);
 
 /** Items of list-unhealthy-tests: the full record without most_common_failures and the failure rates. */
@@ -52,7 +52,7 @@ export function unhealthyTestRecord(
     file_path: testCase.filePath,
     parent: testCase.parent,
     classname: testCase.classname,
-    // contract 7.5: null until a ticket is linked (link-ticket).
+    // Null until a ticket is linked (link-ticket).
     ticket: ticketOf(statistics),
   };
 }
@@ -76,7 +76,7 @@ export function testRecord(
   };
 }
 
-/** Items of list-quarantined-tests (interface 2.5), plus status and quarantine_setting (contract 7.5). */
+/** Items of list-quarantined-tests (docs/test-health.md#records), plus status and quarantine_setting (docs/test-health.md#listings). */
 export function quarantinedTestRecord(context: RecordContext, testCase: TestCase) {
   return {
     name: testCase.name,

@@ -80,7 +80,7 @@ export class MergeQueueEngine {
     return this.runner.dispatch(queueId, events, options);
   }
 
-  /** contract 4: refused (false) while any PR is in a non-terminal state; checked under the queue's lock. */
+  /** deleteQueue (docs/api.md#merge-queue-endpoints): refused (false) while any PR is in a non-terminal state; checked under the queue's lock. */
   async deleteQueueIfEmpty(queueId: string): Promise<boolean> {
     const { store } = this.deps;
     return this.runner.exclusively(queueId, () =>

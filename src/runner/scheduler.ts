@@ -1,6 +1,6 @@
 // Timers of the queue: testing timeouts (tick), commands due for a retry, and polling GitHub so that a
-// missed webhook or a lost command result never wedges a run (contract 5.3), nor a PR whose mergeability GitHub
-// was computing (5.1).
+// missed webhook or a lost command result never wedges a run (docs/queue.md#reliability), nor a PR whose mergeability GitHub
+// was computing (docs/queue.md#readiness).
 import type { Logger } from "probot";
 import {
   mergeabilityRechecksDue,

@@ -116,7 +116,7 @@ export function playQueue(
       // Its own CI on its head, when the model gives that evidence.
       const headCi = headCiOf(day, item.pr);
       if (headCi !== null) deliver(headChecks(item.pr, headCi), at);
-      // As CI would, once the PR is submitted: its targets for its head (contract 5.7).
+      // As CI would, once the PR is submitted: its targets for its head (docs/queue.md#parallel-lanes).
       if (lanes !== undefined) deliver(targetsUpload(day, item.pr, lanes), at);
     } else if (item.kind === "report") {
       if (!ci.finish(item.run)) continue;

@@ -4,7 +4,7 @@ import type { Database } from "./schema.ts";
 
 /**
  * Records that a webhook delivery was processed (for a queue, when `key` names one); false when it already was
- * (contract 5.10: processed at most once per delivery id, so a redelivery changes nothing). For a queue, call it
+ * (processed at most once per delivery id, so a redelivery changes nothing: docs/queue.md#reliability). For a queue, call it
  * inside the queue's transaction, so the delivery counts as processed there only together with its effect.
  */
 export async function recordDelivery(

@@ -1,4 +1,4 @@
-// Reads behind the Prometheus metrics (contract 6), and the counters the queue steps advance. Every read is a
+// Reads behind the Prometheus metrics (docs/monitoring.md#merge-queue-metrics), and the counters the queue steps advance. Every read is a
 // grouped count or sum over an index, bounded by what is queued now or happened in the last hour, or a handful
 // of counter rows: never the queues' whole history, whose rows are not loaded either. Every replica reading the
 // same database answers the same.
@@ -22,7 +22,7 @@ export interface MetricsQueue {
   runsInFlight: number;
   /** Of `runsInFlight`, those of the bisection pool. */
   bisectionRunsInFlight: number;
-  /** Independent lanes among the PRs under test or waiting to merge (contract 5.7). */
+  /** Independent lanes among the PRs under test or waiting to merge (docs/monitoring.md#merge-queue-metrics). */
   lanesInFlight: number;
 }
 
@@ -83,7 +83,7 @@ export async function submissionsInStates(
  */
 export type CounterMetric = "pr_conclusions" | "test_runs" | "bisection_test_runs";
 
-/** The pools of test runs (contract 6 `queue_type`). */
+/** The pools of test runs (`queue_type`, docs/monitoring.md#merge-queue-metrics). */
 export type RunPool = "main" | "bisection";
 
 export interface CounterIncrement {

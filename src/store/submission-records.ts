@@ -9,7 +9,7 @@ export interface SubmissionPage {
   last: { submittedAt: number; id: string } | null;
 }
 
-/** Newest first (contract 4 listPullRequests), keyset-paged so that every row is seen once. */
+/** Newest first (listPullRequests, docs/api.md#merge-queue-endpoints), keyset-paged so that every row is seen once. */
 export async function listSubmissions(
   db: Kysely<Database>,
   queueId: string,

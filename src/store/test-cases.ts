@@ -1,4 +1,4 @@
-// Test cases (contract 7.2) and the aggregates classification and quarantine keep on them (7.3, 7.4).
+// Test cases (docs/test-health.md#test-identity) and the aggregates classification and quarantine keep on them (#classification, #quarantine).
 import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { HealthStatus, QuarantineSetting, TestCase, TestCaseHealth } from "../test-health/index.ts";
 import { insertValues } from "./bulk-insert.ts";

@@ -1,4 +1,4 @@
-// A repository's test-health settings (contract 7.4), read by every writer of its tests' health.
+// A repository's test-health settings (docs/test-health.md#quarantine), read by every writer of its tests' health.
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
 import type { TestHealthSettings } from "../ports/test-health-storage.ts";

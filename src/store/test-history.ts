@@ -15,11 +15,11 @@ export interface RecentResult {
   prNumber: number | null;
   jobName: string | null;
   runUrl: string | null;
-  /** The failure's summary (contract 7.5) when the result failed. */
+  /** The failure's summary (docs/test-health.md#listings) when the result failed. */
   failureSummary: string | null;
 }
 
-/** A test case and its repository, by the test's id (contract 7.2: unique across repositories). */
+/** A test case and its repository, by the test's id (unique across repositories: docs/test-health.md#test-identity). */
 export async function findTestCaseById(
   db: Kysely<Database>,
   id: string,

@@ -1,4 +1,4 @@
-// The pages of the test-health listings (contract 7.5), read with keyset paging: a page starts after (or ends
+// The pages of the test-health listings (docs/test-health.md#listings), read with keyset paging: a page starts after (or ends
 // before) the sort key of a row the client saw, so each row is read once however far the walk goes, and rows that
 // change while it goes cannot make another row repeat or vanish. Every listing reads as of a snapshot time: rows
 // whose sort key moved after it (a status changed, a test was quarantined again, failures were received) are left

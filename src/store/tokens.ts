@@ -1,4 +1,4 @@
-// API tokens (contract 3): random, shown once, stored as a hash, compared in constant time, revocable.
+// API tokens (docs/api.md#tokens-and-organizations): random, shown once, stored as a hash, compared in constant time, revocable.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import { ContentMemo } from "./content-mark.ts";

@@ -1,4 +1,4 @@
-// Turning a repository's auto-quarantine on or off (contract 7.4): its flaky tests with the `auto` setting are
+// Turning a repository's auto-quarantine on or off (docs/test-health.md#quarantine): its flaky tests with the `auto` setting are
 // quarantined or released at once, not at their next upload.
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";
 import { withQuarantine } from "../test-health/index.ts";

@@ -1,5 +1,5 @@
-// What test health needs to know about a repository beyond its results: its stable branches (contract 7.3) and
-// its code owners (7.5). The uploads' checkouts tell both (the CLI sends them), the queues the rest: test health
+// What test health needs to know about a repository beyond its results: its stable branches (docs/test-health.md#classification) and
+// its code owners (docs/test-health.md#listings). The uploads' checkouts tell both (the CLI sends them), the queues the rest: test health
 // works for a repository without the GitHub App, and never waits on GitHub.
 import type { Repository } from "../ports/test-case-storage.ts";
 import type { TestHealthStorage } from "../ports/test-health-storage.ts";
@@ -67,7 +67,7 @@ export async function rememberCheckout(
 }
 
 /**
- * contract 7.3: the default branch (`main` while unknown) and the target branch of each of the repo's queues;
+ * docs/test-health.md#classification: the default branch (`main` while unknown) and the target branch of each of the repo's queues;
  * `defaultBranch` is one an upload names, which counts at once.
  */
 export async function stableBranches(

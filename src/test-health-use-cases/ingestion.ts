@@ -1,8 +1,8 @@
-// Ingestion of an upload of JUnit reports (contract 7.1): streamed parsing on the reader thread (src/test-reports/),
-// batched inserts, and incremental classification of the tests the upload touched (7.3), all in one transaction so
-// that an upload is stored all or nothing. Memory is bounded by the batch size, not by the size of the reports:
-// across batches only the failing tests (which the answer lists), the repository's unsettled tests and the bounded
-// key cache are remembered.
+// Ingestion of an upload of JUnit reports (docs/test-health.md#uploading-results-from-ci): streamed parsing on the
+// reader thread (src/test-reports/), batched inserts, and incremental classification of the tests the upload touched
+// (docs/test-health.md#classification), all in one transaction so that an upload is stored all or nothing. Memory is
+// bounded by the batch size, not by the size of the reports: across batches only the failing tests (which the answer
+// lists), the repository's unsettled tests and the bounded key cache are remembered.
 import {
   type Classification,
   classifyTest,
@@ -48,7 +48,7 @@ export interface UploadInput {
   runUrl: string | null;
   /** Where CI checked the repository out: absolute file paths below it are stored relative to it. */
   repoRoot: string | null;
-  /** The time of every result (contract 7.3); when the upload was received if the client did not say. */
+  /** The time of every result (docs/test-health.md#classification); when the upload was received if the client did not say. */
   startedAt: number | null;
   /** One JUnit XML document each: text, bytes, or a stream of chunks. */
   documents: readonly JunitInput[];

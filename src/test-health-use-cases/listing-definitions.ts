@@ -1,4 +1,4 @@
-// The test-health listings (contract 7.5) as readPage walks them: what each lists, how its rows are counted and
+// The test-health listings (docs/test-health.md#listings) as readPage walks them: what each lists, how its rows are counted and
 // read as of a snapshot, and its sort key. The /v1 listing endpoints and a repository's page read the same ones.
 import {
   type FailingTest,

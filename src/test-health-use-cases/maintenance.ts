@@ -1,5 +1,5 @@
 // The hourly test-health pass: results older than TEST_RESULTS_RETENTION_DAYS are purged, and the tests whose
-// status rests on failures in the window are reclassified as those failures age (contract 7.3).
+// status rests on failures in the window are reclassified as those failures age (docs/test-health.md#classification).
 import type { Logger } from "probot";
 import { LISTING_SNAPSHOT_LIFETIME_MS } from "../test-health/index.ts";
 import type { Repository } from "../ports/test-case-storage.ts";

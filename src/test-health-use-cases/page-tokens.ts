@@ -1,4 +1,4 @@
-// Paging of the test-health listings (contract 7.5, interface 2.6): opaque page tokens that carry a keyset
+// Paging of the test-health listings (docs/test-health.md#paging): opaque page tokens that carry a keyset
 // position and the walk's snapshot, signed with HMAC-SHA256 under a per-database secret (every replica agrees),
 // so that a forged, altered or stale token, or one issued for another query, is refused with 400.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
@@ -12,7 +12,7 @@ export interface PageQuery {
   page_token?: string;
 }
 
-/** Interface 2.6: every field is always present; tokens that do not apply are "". */
+/** docs/test-health.md#paging: every field is always present; tokens that do not apply are "". */
 export interface PageObject {
   total_rows: number;
   total_pages: number;

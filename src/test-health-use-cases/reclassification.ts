@@ -1,4 +1,4 @@
-// Reclassifies test cases from their stored runs (contract 7.3): for the tests of an upload that need it, and for
+// Reclassifies test cases from their stored runs (docs/test-health.md#classification): for the tests of an upload that need it, and for
 // the hourly ageing pass.
 import {
   CLASSIFICATION_WINDOW_MS,

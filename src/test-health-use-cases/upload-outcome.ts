@@ -1,4 +1,4 @@
-// What an upload answers (interface 2.6): the same again when a repeat of it is answered from its receipt.
+// What an upload answers (docs/test-health.md#endpoints): the same again when a repeat of it is answered from its receipt.
 
 export interface FailedTest {
   testId: string;

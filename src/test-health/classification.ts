@@ -1,4 +1,6 @@
-// contract 7.3 (classification) and 7.4 (quarantine), as pure functions of a test's recent runs.
+// Classification and quarantine (docs/test-health.md#classification, #quarantine), as pure functions of a test's
+// recent runs.
+
 /** How one execution of a test ended. */
 export type TestOutcome = "passed" | "failed" | "skipped";
 
@@ -25,7 +27,7 @@ const BROKEN_STREAK = 3;
 const BROKEN_RECENT_MIN_RUNS = 5;
 const BROKEN_RECENT_FAILURE_PERCENT = 80;
 
-/** contract 7.3: the repo's default branch (`main` while GitHub has not told it) and the queues' target branches. */
+/** Stable branches (docs/test-health.md#classification): the repo's default branch (`main` while GitHub has not told it) and the queues' target branches. */
 export function stableBranchesOf(defaultBranch: string | null, queueBranches: Iterable<string>): Set<string> {
   return new Set([defaultBranch ?? "main", ...queueBranches]);
 }
@@ -172,7 +174,7 @@ export function classifyTest(
 /**
  * The classification of every test without a failure in the window, run or not. Its sentence names no count and no
  * time, so it stays true as the window slides until a failure is uploaded: storage keeps such tests as they are
- * instead of rewriting each one on every upload and every hour (contract 7.3: classification is incremental).
+ * instead of rewriting each one on every upload and every hour (classification is incremental: docs/test-health.md#classification).
  */
 export const healthyWithoutFailures: Readonly<Classification> = Object.freeze({
   value: "healthy",
@@ -182,7 +184,7 @@ export const healthyWithoutFailures: Readonly<Classification> = Object.freeze({
 export const quarantineSettings = ["always", "never", "auto"] as const;
 export type QuarantineSetting = (typeof quarantineSettings)[number];
 
-/** contract 7.4: `always` and `never` decide; `auto` quarantines flaky tests when the repo's auto-quarantine is on. */
+/** docs/test-health.md#quarantine: `always` and `never` decide; `auto` quarantines flaky tests when the repo's auto-quarantine is on. */
 export function isQuarantined(input: {
   setting: QuarantineSetting;
   autoQuarantine: boolean;

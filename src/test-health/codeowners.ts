@@ -1,4 +1,4 @@
-// contract 7.5: a test's `codeowners` come from the repo's CODEOWNERS file for the test's file_path, read the way
+// docs/test-health.md#listings: a test's `codeowners` come from the repo's CODEOWNERS file for the test's file_path, read the way
 // GitHub reads it (docs.github.com, "About code owners").
 import { Buffer } from "node:buffer";
 import ignore, { type Ignore } from "ignore";

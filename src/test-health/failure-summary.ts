@@ -1,4 +1,4 @@
-// contract 7.5: `most_common_failures` groups failures by a summary in which the parts that change from one run
+// docs/test-health.md#listings: `most_common_failures` groups failures by a summary in which the parts that change from one run
 // to the next (numbers, addresses, ids) are normalised, so that the same failure groups together.
 
 /** Which element reported a failure: `failure` (an assertion) or `error` (an unexpected exception). */

@@ -1,4 +1,4 @@
-// The rules of the test-health listings (contract 7.5), apart from how rows are stored: where a page is, the sort
+// The rules of the test-health listings (docs/test-health.md#listings), apart from how rows are stored: where a page is, the sort
 // key of each listing, which keys a page token may carry, and how long a walk may use its snapshot.
 import type { TestCase } from "./test-case.ts";
 
@@ -37,7 +37,7 @@ export function quarantineKey(testCase: TestCase): QuarantineKey {
   return [testCase.quarantinedAt ?? 0, testCase.key];
 }
 
-/** [failures in the range, name, key]: most failures first, then by name (contract 7.5). */
+/** [failures in the range, name, key]: most failures first, then by name (docs/test-health.md#listings). */
 export type FailureCountKey = [number, string, number];
 
 export interface FailingTest {

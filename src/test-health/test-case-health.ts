@@ -1,4 +1,4 @@
-// How a test's stored health follows from a new classification or quarantine setting (contract 7.3, 7.4).
+// How a test's stored health follows from a new classification or quarantine setting (docs/test-health.md#classification, #quarantine).
 import type { TestCaseHealth } from "./test-case.ts";
 import {
   type Classification,
@@ -26,8 +26,8 @@ export function firstHealth(
 }
 
 /**
- * The health after a new classification: `statusChangedAt` moves only when the status does (contract 7.3), and
- * `quarantinedAt` only when the test becomes quarantined (7.4).
+ * The health after a new classification: `statusChangedAt` moves only when the status does (docs/test-health.md#classification), and
+ * `quarantinedAt` only when the test becomes quarantined (docs/test-health.md#quarantine).
  */
 export function reclassifiedHealth(
   health: TestCaseHealth,
@@ -51,7 +51,7 @@ export function reclassifiedHealth(
 }
 
 /**
- * The health after the test's quarantine setting is set (contract 7.4, set-quarantine-setting), or after the
+ * The health after the test's quarantine setting is set (set-quarantine-setting, docs/test-health.md#quarantine), or after the
  * repository's auto-quarantine is turned on or off.
  */
 export function withQuarantine(

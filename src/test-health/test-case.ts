@@ -1,9 +1,9 @@
-// A test as test health knows it (contract 7.2): who it is, and the health classification and quarantine give it
-// (7.3, 7.4).
+// A test as test health knows it (docs/test-health.md#test-identity): who it is, and the health classification and quarantine give it
+// (docs/test-health.md#classification, #quarantine).
 import type { HealthStatus, QuarantineSetting } from "./classification.ts";
 
 export interface TestCaseIdentity {
-  /** contract 7.2: the UUIDv5 a client can compute. */
+  /** The UUIDv5 a client can compute (docs/test-health.md#test-identity). */
   id: string;
   repositoryId: string;
   name: string;

@@ -1,9 +1,9 @@
-// contract 7.2: a test case's id is derived from what identifies it, so that it is the same across uploads and
+// docs/test-health.md#test-identity: a test case's id is derived from what identifies it, so that it is the same across uploads and
 // replicas, and a client can compute it without asking the service.
 import { Buffer } from "node:buffer";
 import { hash } from "node:crypto";
 
-/** The URL namespace of RFC 9562 (RFC 4122), which contract 7.2 names. */
+/** The URL namespace of RFC 9562 (RFC 4122), in which a test's id is derived (docs/test-health.md#test-identity). */
 export const TEST_ID_NAMESPACE = "6ba7b811-9dad-11d1-80b4-00c04fd430c8";
 
 export interface RepoRef {

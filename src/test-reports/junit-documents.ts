@@ -1,4 +1,4 @@
-// Streaming JUnit XML parsing (contract 7.1). A report is read element by element with saxes and never
+// Streaming JUnit XML parsing (docs/test-health.md#uploading-results-from-ci). A report is read element by element with saxes and never
 // materialised as a tree: only the test case being read and the enclosing suites' names are held, so memory stays
 // bounded by the largest single XML token, whatever the number of test cases.
 import { JunitDocumentParser } from "./junit-parser.ts";

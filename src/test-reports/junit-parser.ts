@@ -1,4 +1,4 @@
-// The streaming JUnit XML parser (contract 7.1); junit-documents.ts feeds it a document. A report is read element by element with saxes and never
+// The streaming JUnit XML parser (docs/test-health.md#uploading-results-from-ci); junit-documents.ts feeds it a document. A report is read element by element with saxes and never
 // materialised as a tree: only the test case being read and the enclosing suites' names are held, so memory stays
 // bounded by the largest single XML token, whatever the number of test cases.
 import { SaxesParser, type SaxesTagPlain } from "saxes";
@@ -98,7 +98,7 @@ export class JunitDocumentParser {
     this.sax.on("error", (error) => {
       throw this.fail(describeSaxesError(error.message));
     });
-    // contract 7.1: a DOCTYPE is refused outright, so no entity declaration is ever expanded (billion laughs).
+    // A DOCTYPE is refused outright, so no entity declaration is ever expanded (billion laughs).
     this.sax.on("doctype", () => {
       throw this.fail("a DOCTYPE is not allowed in a JUnit report");
     });

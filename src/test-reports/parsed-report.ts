@@ -1,4 +1,4 @@
-// What parsing a JUnit report yields (contract 7.1): its test cases, each with its outcome, failure and attempts,
+// What parsing a JUnit report yields (docs/test-health.md#uploading-results-from-ci): its test cases, each with its outcome, failure and attempts,
 // or a parse error that says where the document is broken.
 import type { FailureKind, TestOutcome } from "../test-health/index.ts";
 
@@ -18,7 +18,7 @@ export interface FailureDetails {
 /**
  * One execution of a test case. A report lists several when the runner re-ran a failed test
  * (Surefire and Gradle `rerunFailure`/`flakyFailure`): the classifier needs each of them, because a test
- * that failed and then passed on the same commit is flaky (contract 7.3).
+ * that failed and then passed on the same commit is flaky (docs/test-health.md#classification).
  */
 export interface TestAttempt {
   outcome: TestOutcome;
@@ -28,9 +28,9 @@ export interface TestAttempt {
 export interface ParsedTestCase {
   name: string;
   classname: string;
-  /** The innermost enclosing `<testsuite>`'s name (contract 7.2), "" when there is none. */
+  /** The innermost enclosing `<testsuite>`'s name (docs/test-health.md#test-identity), "" when there is none. */
   parent: string;
-  /** The test case's `file` attribute, else the nearest enclosing suite's, else "" (contract 7.2). */
+  /** The test case's `file` attribute, else the nearest enclosing suite's, else "" (docs/test-health.md#test-identity). */
   filePath: string;
   /** From the `time` attribute (seconds); null when absent, unreadable, negative or absurd. */
   durationMs: number | null;

@@ -1,4 +1,4 @@
-// What ingestion stores of a batch of test cases (contract 7.1, 7.2): the batch's distinct tests, each with its id
+// What ingestion stores of a batch of test cases (docs/test-health.md#uploading-results-from-ci, #test-identity): the batch's distinct tests, each with its id
 // and every attempt of every test case element with that id. Computed by the thread that reads the reports (see
 // report-reader.ts) and sent to the thread that writes them in columns: a few strings and typed arrays cross
 // between threads for a small part of what 2,000 objects would cost to copy and collect.
@@ -92,7 +92,7 @@ export function isFailure(outcome: number): boolean {
 /**
  * A file path relative to the repository: one below `repoRoot` loses that prefix (and any backslashes of a Windows
  * runner become slashes), so that a test's id does not depend on where CI checked the repository out. Any other
- * path is kept as the report wrote it (contract 7.2).
+ * path is kept as the report wrote it (docs/test-health.md#test-identity).
  */
 export function relativeFilePath(filePath: string, repoRoot: string | null): string {
   if (repoRoot === null) return filePath;

@@ -1,4 +1,4 @@
-// Reading an upload's reports on a thread of their own (contract 7.1 at 100,000 results per second). Parsing the
+// Reading an upload's reports on a thread of their own (docs/performance.md#test-health). Parsing the
 // XML, computing each test's id and summarising failures take as long as writing the results: on the thread that
 // writes, they would add up; on a second thread they run while the previous batch is being written. The thread is
 // started once per process and reads every upload, each over a channel of its own.

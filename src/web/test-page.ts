@@ -1,4 +1,4 @@
-// A test's page at its html_url (contract 7.5: `${PUBLIC_URL}/tests/<id>`): what get-test-details answers, the
+// A test's page at its html_url (`${PUBLIC_URL}/tests/<id>`: docs/test-health.md#a-tests-page): what get-test-details answers, the
 // latest results, and the forms of test-actions.ts, for a person.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { validate as isUuid } from "uuid";

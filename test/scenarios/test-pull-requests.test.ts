@@ -1,4 +1,4 @@
-// createPrsForTestingBranches end to end (contract 5.3): each run gets a draft PR from its test branch into main,
+// createPrsForTestingBranches end to end (docs/queue.md#testing): each run gets a draft PR from its test branch into main,
 // titled after the PRs under test and linking them, so CI that builds only pull requests tests it; it is closed
 // and its branch deleted when the run ends.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The label a test carries after its uploads (contract 7.3), for every kind of mix of passes and failures: none
+// The label a test carries after its uploads (docs/test-health.md#classification), for every kind of mix of passes and failures: none
 // failed, all failed, flaky, and a test's first upload. Each row goes through ingestion as CI would send it, one
 // upload an hour, and reads the stored status.
 import { describe, expect, it } from "vitest";

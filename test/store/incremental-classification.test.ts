@@ -1,4 +1,4 @@
-// Classification is incremental (contract 7.3): an upload reclassifies only the tests it touched, settled tests are
+// Classification is incremental (docs/test-health.md#classification): an upload reclassifies only the tests it touched, settled tests are
 // left alone, new tests are inserted without a look-up while an upload keeps finding new ones, and keys come from a
 // cache that a restart empties. Whatever the sequence, right after an hourly pass every test's stored status must
 // be what classifying all its runs from scratch gives, and its quarantine must follow from that status; right after

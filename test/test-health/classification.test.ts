@@ -40,7 +40,7 @@ function history(
 
 const classify = (runs: TestRun[]) => classifyTest(runs, { stableBranches, now });
 
-describe("classification (contract 7.3)", () => {
+describe("classification", () => {
   it("is healthy with no runs", () => {
     expect(classify([])).toEqual({ value: "healthy", reason: "no failures in the last 7 days" });
   });
@@ -319,7 +319,7 @@ describe("classification (contract 7.3)", () => {
       );
 
     it("agrees with a plain reading of the rules", () => {
-      // The rules of contract 7.3 written as directly as possible, without the single pass.
+      // The rules of docs/test-health.md#classification written as directly as possible, without the single pass.
       function byTheRules(runs: TestRun[]): HealthStatus {
         const considered = runs
           .filter(
@@ -426,7 +426,7 @@ describe("classification (contract 7.3)", () => {
   });
 });
 
-describe("stable branches (contract 7.3)", () => {
+describe("stable branches", () => {
   it("are the default branch and the queues' target branches", () => {
     expect(stableBranchesOf("trunk", ["release/2.x"])).toEqual(new Set(["trunk", "release/2.x"]));
   });
@@ -436,7 +436,7 @@ describe("stable branches (contract 7.3)", () => {
   });
 });
 
-describe("quarantine (contract 7.4)", () => {
+describe("quarantine", () => {
   const cases: [QuarantineSetting, boolean, HealthStatus, boolean][] = [
     ["always", false, "healthy", true],
     ["always", true, "broken", true],

@@ -6,7 +6,7 @@ import {
 } from "../../src/test-health/failure-summary.ts";
 import { fixture, parseAll } from "../test-reports/junit-helpers.ts";
 
-describe("failure summary (contract 7.5)", () => {
+describe("failure summary", () => {
   it("is the first line of the message", () => {
     expect(
       summarizeFailure({ kind: "failure", message: "widget mismatch\nsecond line", text: "trace" }),

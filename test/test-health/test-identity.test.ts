@@ -26,7 +26,7 @@ function uuidV5ByHand(namespace: string, name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-describe("test identity (contract 7.2)", () => {
+describe("test identity", () => {
   it("is the UUIDv5 of the documented string in the URL namespace", () => {
     const literal = "github.com/acme/widgets#src/cart.test.ts#cart#cart.test.ts#adds an item#node-20";
     expect(testCaseId(repo, key)).toBe(uuidv5(literal, uuidv5.URL));

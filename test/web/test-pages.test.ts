@@ -1,4 +1,4 @@
-// The test's page at its html_url (contract 7.5), in a browser's shoes: sign in with a token, carry the cookie.
+// The test's page at its html_url (docs/test-health.md#a-tests-page), in a browser's shoes: sign in with a token, carry the cookie.
 import { beforeEach, describe, expect, it } from "vitest";
 import { testCaseId } from "../../src/test-health/index.ts";
 import { revokeToken } from "../../src/store/tokens.ts";

@@ -1,4 +1,4 @@
-// A repository's auto-quarantine (contract 7.4: "the repo's auto-quarantine is on (default on)"), read and set
+// A repository's auto-quarantine (on by default: docs/test-health.md#quarantine), read and set
 // through two extension endpoints beside set-quarantine-setting.
 import type { FastifyInstance } from "fastify";
 import { setAutoQuarantine } from "../../test-health-use-cases/auto-quarantine-switch.ts";

@@ -1,4 +1,4 @@
-// Test health (contract 7, interface 4.3): JUnit uploads, the four listings, quarantine settings and linked tickets.
+// Test health (docs/test-health.md#endpoints): JUnit uploads, the four listings, quarantine settings and linked tickets.
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import {
@@ -65,7 +65,7 @@ export function registerFlakyTestRoutes(api: FastifyInstance, deps: ApiDependenc
     {
       schema: {
         operationId: "uploadTestResults",
-        summary: "Upload JUnit XML reports of a test run (contract 7.1)",
+        summary: "Upload JUnit XML reports of a test run",
         description:
           "An `Idempotency-Key` header (1 to 255 visible ASCII characters) makes the upload safe to retry: a repeat " +
           "with the same key and body is answered the first answer and stores nothing; the same key with another " +

@@ -1,4 +1,4 @@
-// GET /v1/getMergeQueueMetrics (interface 4.1, contract 6): Prometheus text for the token's organization, or
+// GET /v1/getMergeQueueMetrics (docs/monitoring.md#merge-queue-metrics): Prometheus text for the token's organization, or
 // for one repository of it.
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
@@ -20,7 +20,7 @@ type MetricsQuery = Static<typeof MetricsQuery>;
 
 const ownerAndName = /^([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+)$/;
 
-/** The one repository a scrape names, if any; repo and repoHost come together (interface 4.1). */
+/** The one repository a scrape names, if any; repo and repoHost come together (docs/monitoring.md#merge-queue-metrics). */
 function requestedRepository(query: MetricsQuery) {
   const { repo, repoHost } = query;
   if (repo === undefined && repoHost === undefined) return undefined;

@@ -1,5 +1,5 @@
 // submitPullRequest, cancelPullRequest, restartTestsOnPullRequest, setImpactedTargets,
-// getSubmittedPullRequest and listPullRequests (contract 4, 5.1, 5.2).
+// getSubmittedPullRequest and listPullRequests (docs/api.md#merge-queue-endpoints, docs/queue.md#pr-states, #order-and-priority).
 import { randomUUID } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
@@ -181,7 +181,7 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
   api.post<{ Body: SetImpactedTargetsRequest }>(
     "/setImpactedTargets",
     {
-      // Interface 8: a list of targets too large to send is better said as "ALL".
+      // docs/queue.md#impacted-targets: a list of targets too large to send is better said as "ALL".
       config: {
         oversizedBodyHint:
           'send "impactedTargets": "ALL" instead of the list, which marks the PR as impacting every target',

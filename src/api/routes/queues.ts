@@ -1,4 +1,4 @@
-// createQueue, getQueue, updateQueue, deleteQueue (contract 4, 5.8).
+// createQueue, getQueue, updateQueue, deleteQueue (docs/api.md#merge-queue-endpoints, docs/queue.md#queue-states).
 import { randomBytes } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";

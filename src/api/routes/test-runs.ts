@@ -1,4 +1,4 @@
-// getMergeQueueTestingDetails (interface 2.4, contract 4).
+// getMergeQueueTestingDetails (docs/api.md#records).
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { testRunView } from "../../presentation/queue-views.ts";

@@ -1,4 +1,4 @@
-// `push` to a target branch and `pull_request` changes that take a PR out of its queue (contract 5.1, 5.4).
+// `push` to a target branch and `pull_request` changes that take a PR out of its queue (docs/queue.md#pr-states, #merging).
 import type { Probot } from "probot";
 import { type CancelReason, isTerminal } from "../../queue/index.ts";
 import { findQueueLocation } from "../../store/queue-locations.ts";

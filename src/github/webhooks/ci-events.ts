@@ -1,4 +1,4 @@
-// CI results on test branches: `status`, `check_run` and `check_suite` webhooks (contract 5.3).
+// CI results on test branches: `status`, `check_run` and `check_suite` webhooks (docs/queue.md#testing).
 import type { Probot } from "probot";
 import { outcomeOf, type QueueEvent, type StatusReport } from "../../queue/index.ts";
 import { gatheredReads } from "../../store/gathered-reads.ts";

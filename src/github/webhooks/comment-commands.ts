@@ -1,4 +1,4 @@
-// `/merge` commands in PR comments (contract 5.10): only for users with write access, acknowledged with a
+// `/merge` commands in PR comments (docs/queue.md#commands): only for users with write access, acknowledged with a
 // reaction; other users, and commands that cannot be carried out, get a polite reply.
 import { randomUUID } from "node:crypto";
 import type { Context, Probot } from "probot";

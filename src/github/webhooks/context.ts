@@ -30,7 +30,7 @@ export function repoOf(host: string, repository: RepositoryPayload) {
   return { host, owner, name: repository.name };
 }
 
-/** The delivery a webhook came in, so that a redelivery changes nothing (contract 5.10). */
+/** The delivery a webhook came in, so that a redelivery changes nothing (docs/queue.md#reliability). */
 export function deliveryOf(context: { id: string; name: string }) {
   return { delivery: { id: context.id, event: context.name } };
 }
@@ -54,7 +54,7 @@ const deliveryClaimStaleMs = 60_000;
 const inProgressWaitMs = 3_000;
 
 /**
- * `app.on`, with each handler run at most once per delivery id (contract 5.10), on a payload whose shape the
+ * `app.on`, with each handler run at most once per delivery id (docs/queue.md#reliability), on a payload whose shape the
  * endpoint checked (`payloadProblem`). The claim comes before anything the handler does, since some of it (a
  * reply, a reaction) happens on GitHub before any queue step. A delivery whose handler failed is released, so that
  * redelivering it tries again; the queue steps it did commit are recorded per queue (`deliveryOf`) and are not
