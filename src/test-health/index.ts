@@ -41,4 +41,4 @@ export type { TestCase, TestCaseHealth } from "./test-case.ts";
 export { firstHealth, reclassifiedHealth, sameHealth, withQuarantine } from "./test-case-health.ts";
 export type { CommonFailure, RunCounts } from "./test-statistics.ts";
 export type { RepoRef } from "./test-identity.ts";
-export { testCaseId } from "./test-identity.ts";
+export { relativeFilePath, testCaseId } from "./test-identity.ts";

@@ -47,3 +47,17 @@ export function testCaseId(repo: RepoRef, testCase: TestCaseKey): string {
   const variant = VARIANT_DIGITS[Number.parseInt(hex.charAt(16), 16)] ?? "8";
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
+
+/**
+ * A file path relative to the repository: one below `repoRoot` loses that prefix (and any backslashes of a Windows
+ * runner become slashes), so that a test's id does not depend on where CI checked the repository out. Any other
+ * path is kept as the report wrote it (docs/test-health.md#test-identity).
+ */
+export function relativeFilePath(filePath: string, repoRoot: string | null): string {
+  if (repoRoot === null) return filePath;
+  const root = repoRoot.replace(/[\\/]+$/, "");
+  if (root === "" || !filePath.startsWith(root)) return filePath;
+  const separator = filePath.charAt(root.length);
+  if (separator !== "/" && separator !== "\\") return filePath;
+  return filePath.slice(root.length + 1).replaceAll("\\", "/");
+}

@@ -2,7 +2,13 @@
 // and every attempt of every test case element with that id. Computed by the thread that reads the reports (see
 // report-reader.ts) and sent to the thread that writes them in columns: a few strings and typed arrays cross
 // between threads for a small part of what 2,000 objects would cost to copy and collect.
-import { type RepoRef, summarizeFailure, testCaseId, type TestOutcome } from "../test-health/index.ts";
+import {
+  type RepoRef,
+  relativeFilePath,
+  summarizeFailure,
+  testCaseId,
+  type TestOutcome,
+} from "../test-health/index.ts";
 import type { ParsedTestCase } from "./parsed-report.ts";
 
 export interface ReadBatch {
@@ -87,20 +93,6 @@ export function transferables(batch: ReadBatch): ArrayBuffer[] {
 
 export function isFailure(outcome: number): boolean {
   return outcome === FAILED;
-}
-
-/**
- * A file path relative to the repository: one below `repoRoot` loses that prefix (and any backslashes of a Windows
- * runner become slashes), so that a test's id does not depend on where CI checked the repository out. Any other
- * path is kept as the report wrote it (docs/test-health.md#test-identity).
- */
-export function relativeFilePath(filePath: string, repoRoot: string | null): string {
-  if (repoRoot === null) return filePath;
-  const root = repoRoot.replace(/[\\/]+$/, "");
-  if (root === "" || !filePath.startsWith(root)) return filePath;
-  const separator = filePath.charAt(root.length);
-  if (separator !== "/" && separator !== "\\") return filePath;
-  return filePath.slice(root.length + 1).replaceAll("\\", "/");
 }
 
 interface GroupedTest {

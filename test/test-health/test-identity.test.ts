@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { v5 as uuidv5 } from "uuid";
 import { describe, expect, it } from "vitest";
-import { testCaseId } from "../../src/test-health/test-identity.ts";
+import { relativeFilePath, testCaseId } from "../../src/test-health/test-identity.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
 const key = {
@@ -93,5 +93,25 @@ describe("test identity", () => {
     expect(testCaseId(repo, { classname: "a", parent: "b" })).not.toBe(
       testCaseId(repo, { classname: "b", parent: "a" }),
     );
+  });
+});
+
+describe("file paths relative to the checkout", () => {
+  it.each([
+    ["/home/runner/work/shop/tests/CartTest.php", "/home/runner/work/shop", "tests/CartTest.php"],
+    ["/home/runner/work/shop/tests/CartTest.php", "/home/runner/work/shop/", "tests/CartTest.php"],
+    ["D:\\a\\shop\\tests\\CartTest.php", "D:\\a\\shop", "tests/CartTest.php"],
+    // Another directory whose name begins like the checkout's, a path elsewhere, a relative path: kept.
+    [
+      "/home/runner/work/shop2/tests/CartTest.php",
+      "/home/runner/work/shop",
+      "/home/runner/work/shop2/tests/CartTest.php",
+    ],
+    ["/opt/vendor/Test.php", "/home/runner/work/shop", "/opt/vendor/Test.php"],
+    ["tests/test_cart.py", "/home/runner/work/shop", "tests/test_cart.py"],
+    ["/srv/app/x.php", "/", "/srv/app/x.php"],
+    ["/srv/app/x.php", null, "/srv/app/x.php"],
+  ])("%s below %s is %s", (filePath, root, expected) => {
+    expect(relativeFilePath(filePath, root)).toBe(expected);
   });
 });

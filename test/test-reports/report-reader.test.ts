@@ -6,7 +6,6 @@ import {
   OUTCOMES,
   type ReadBatch,
   readTests,
-  relativeFilePath,
   testIdentities,
 } from "../../src/test-reports/report-batches.ts";
 import {
@@ -230,25 +229,5 @@ describe("the reader thread between uploads", () => {
       vi.useRealTimers();
     }
     expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
-  });
-});
-
-describe("file paths relative to the checkout", () => {
-  it.each([
-    ["/home/runner/work/shop/tests/CartTest.php", "/home/runner/work/shop", "tests/CartTest.php"],
-    ["/home/runner/work/shop/tests/CartTest.php", "/home/runner/work/shop/", "tests/CartTest.php"],
-    ["D:\\a\\shop\\tests\\CartTest.php", "D:\\a\\shop", "tests/CartTest.php"],
-    // Another directory whose name begins like the checkout's, a path elsewhere, a relative path: kept.
-    [
-      "/home/runner/work/shop2/tests/CartTest.php",
-      "/home/runner/work/shop",
-      "/home/runner/work/shop2/tests/CartTest.php",
-    ],
-    ["/opt/vendor/Test.php", "/home/runner/work/shop", "/opt/vendor/Test.php"],
-    ["tests/test_cart.py", "/home/runner/work/shop", "tests/test_cart.py"],
-    ["/srv/app/x.php", "/", "/srv/app/x.php"],
-    ["/srv/app/x.php", null, "/srv/app/x.php"],
-  ])("%s below %s is %s", (filePath, root, expected) => {
-    expect(relativeFilePath(filePath, root)).toBe(expected);
   });
 });
