@@ -7,8 +7,8 @@ import { GitHubCommandExecutor } from "./github/github-commands.ts";
 import { GitHubGateway } from "./github/gateway.ts";
 import { githubInstallations, registerInstallationWebhooks } from "./github/installations.ts";
 import { registerQueueWebhooks } from "./github/webhooks/webhook-handlers.ts";
-import { scheduleTestHealthMaintenance } from "./health-use-cases/maintenance.ts";
-import { storedRepositoryFacts } from "./health-use-cases/checkout-facts.ts";
+import { scheduleTestHealthMaintenance } from "./test-health-use-cases/maintenance.ts";
+import { storedRepositoryFacts } from "./test-health-use-cases/checkout-facts.ts";
 import { MergeQueueEngine } from "./runner/engine.ts";
 import {
   deliveryClaimsOn,

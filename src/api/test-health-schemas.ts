@@ -1,12 +1,11 @@
 // Wire schemas of the test-health endpoints (docs/test-health.md#endpoints): they validate requests and
 // generate the OpenAPI document.
 import { type Static, Type } from "@sinclair/typebox";
-import { quarantineSettings } from "../health/classification.ts";
-import { MAX_CODEOWNERS_BYTES } from "../health/codeowners.ts";
+import { MAX_CODEOWNERS_BYTES, quarantineSettings } from "../test-health/index.ts";
 import { LowercaseEnum, Nullable, Timestamp } from "./schema-types.ts";
 import { BranchName } from "../http/branch-name.ts";
 import { RepoRef } from "./schemas.ts";
-import { TICKET_URL_MAX_LENGTH } from "../health-use-cases/test-triage.ts";
+import { TICKET_URL_MAX_LENGTH } from "../test-health-use-cases/test-triage.ts";
 
 export const TestHealthTarget = {
   repo: RepoRef,

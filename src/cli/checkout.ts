@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CODEOWNERS_PATHS, MAX_CODEOWNERS_BYTES } from "../health/codeowners.ts";
+import { CODEOWNERS_PATHS, MAX_CODEOWNERS_BYTES } from "../test-health/index.ts";
 
 /** The top of the git checkout around `cwd`, else `cwd` itself (no git, or not in a checkout). */
 export function checkoutRoot(cwd: string): string {

@@ -2,7 +2,7 @@
 // ports they act through, each as narrow as what the edges do with it. None is the store or the engine itself.
 import type { Logger } from "probot";
 import type { Config } from "../config.ts";
-import type { RepositoryFacts } from "../health-use-cases/checkout-facts.ts";
+import type { RepositoryFacts } from "../test-health-use-cases/checkout-facts.ts";
 import type { ApiTokens } from "../ports/api-tokens.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { GitHubReader, InstallationDirectory } from "../ports/github-reads.ts";

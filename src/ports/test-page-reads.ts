@@ -1,6 +1,6 @@
 // What a test's page shows beyond its record: the test found by its id alone (the page's address names no
 // repository), and its latest results. src/store/test-history.ts implements it.
-import type { TestCase } from "../health/test-case.ts";
+import type { TestCase } from "../test-health/index.ts";
 import type { Repository } from "./test-case-storage.ts";
 
 export interface RecentResult {

@@ -1,6 +1,6 @@
 // What test health keeps of the uploads of JUnit results, their results and failures (docs/test-health.md#uploading-results-from-ci, #classification, #listings).
 // src/store/test-health-storage.ts implements it.
-import type { TestRun } from "../health/classification.ts";
+import type { CommonFailure, RunCounts, TestRun } from "../test-health/index.ts";
 
 export interface Upload {
   id: string;
@@ -22,19 +22,6 @@ export interface UploadResultsContext {
   occurredAt: number;
   repositoryId: string;
   receivedAt: number;
-}
-
-export interface RunCounts {
-  runsLast7d: number;
-  failuresLast7d: number;
-  runsLast24h: number;
-  failuresLast24h: number;
-}
-
-export interface CommonFailure {
-  summary: string;
-  occurrenceCount: number;
-  lastOccurrence: number;
 }
 
 export interface TestResultStorage {

@@ -1,7 +1,6 @@
 // Test cases (docs/test-health.md#test-identity) and the aggregates classification and quarantine keep on them (#classification, #quarantine).
 import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } from "kysely";
-import type { HealthStatus, QuarantineSetting } from "../health/classification.ts";
-import type { TestCase, TestCaseHealth } from "../health/test-case.ts";
+import type { HealthStatus, QuarantineSetting, TestCase, TestCaseHealth } from "../test-health/index.ts";
 import { insertValues } from "./bulk-insert.ts";
 import type { Connection, Dialect } from "./connection.ts";
 import type { Repository } from "./repositories.ts";

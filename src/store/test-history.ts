@@ -3,7 +3,7 @@
 import type { Kysely } from "kysely";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
-import type { TestCase } from "../health/test-case.ts";
+import type { TestCase } from "../test-health/index.ts";
 import { testCaseFromRow } from "./test-cases.ts";
 import type { RecentResult } from "../ports/test-page-reads.ts";
 export type { RecentResult } from "../ports/test-page-reads.ts";

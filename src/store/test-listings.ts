@@ -12,24 +12,24 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import type { HealthStatus } from "../health/classification.ts";
-import type { TestListingReads, FailureRange } from "../ports/test-listing-reads.ts";
-import type { Connection, Dialect } from "./connection.ts";
-import { serviceSecret } from "./service-secrets.ts";
-import type { Database } from "./schema.ts";
-import type { TestCase } from "../health/test-case.ts";
-import { testCaseFromRow } from "./test-cases.ts";
-import type { TestCasesTable } from "./test-health-schema.ts";
 import {
   type FailingTest,
   type FailureCountKey,
   forward,
+  type HealthStatus,
   type Page,
-  type PagePosition,
   pageOf,
+  type PagePosition,
   type QuarantineKey,
   type StatusChangeKey,
-} from "../health/listings.ts";
+  type TestCase,
+} from "../test-health/index.ts";
+import type { TestListingReads, FailureRange } from "../ports/test-listing-reads.ts";
+import type { Connection, Dialect } from "./connection.ts";
+import { serviceSecret } from "./service-secrets.ts";
+import type { Database } from "./schema.ts";
+import { testCaseFromRow } from "./test-cases.ts";
+import type { TestCasesTable } from "./test-health-schema.ts";
 
 type TestCasesWhere = ExpressionBuilder<Database, "test_cases">;
 

@@ -1,11 +1,10 @@
 // Uploads of JUnit results, one row per result, and the failures among them (docs/test-health.md#uploading-results-from-ci, #classification, #listings).
 import { type Kysely, sql } from "kysely";
-import type { TestRun } from "../health/classification.ts";
-import type { TestOutcome } from "../health/parsed-report.ts";
+import type { CommonFailure, RunCounts, TestOutcome, TestRun } from "../test-health/index.ts";
 import { insertValues } from "./bulk-insert.ts";
 import type { Dialect } from "./connection.ts";
 import type { Database } from "./schema.ts";
-import type { CommonFailure, RunCounts, Upload, UploadResultsContext } from "../ports/test-result-storage.ts";
+import type { Upload, UploadResultsContext } from "../ports/test-result-storage.ts";
 
 /** Records an upload whose results follow; returns its key. */
 export async function insertUpload(db: Kysely<Database>, upload: Upload): Promise<number> {

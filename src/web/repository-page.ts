@@ -1,11 +1,11 @@
 // A repository's test health at /tests/<host>/<owner>/<name>: its broken, flaky and quarantined tests and those that
-// failed in the last 7 days, read with the /v1 listings (health-use-cases/test-listings.ts) and paged with their signed page
-// tokens, one per section in the page's query (?broken=…&flaky=…), so each section pages on its own.
+// failed in the last 7 days, read with the /v1 listings (test-health-use-cases/listing-definitions.ts) and paged
+// with their signed page tokens, one per section in the page's query (?broken=…&flaky=…), so each section pages on
+// its own.
 import type { FastifyInstance } from "fastify";
-import { CLASSIFICATION_WINDOW_MS } from "../health/classification.ts";
+import { CLASSIFICATION_WINDOW_MS, type TestCase } from "../test-health/index.ts";
 import type { RepositoryRef } from "../ports/github-reads.ts";
-import type { TestCase } from "../health/test-case.ts";
-import { type Listing, readPage } from "../health-use-cases/page-tokens.ts";
+import { type Listing, readPage } from "../test-health-use-cases/page-tokens.ts";
 import { Refusal } from "../ports/refusals.ts";
 import { organizationCovers } from "../http/organization-access.ts";
 import {
@@ -14,8 +14,9 @@ import {
   listingPageTokens,
   quarantinedTestsListing,
   unhealthyTestsListing,
-} from "../health-use-cases/test-listings.ts";
-import { recordContext, testStatistics, unhealthyTestRecord } from "../health-use-cases/test-records.ts";
+} from "../test-health-use-cases/listing-definitions.ts";
+import { unhealthyTestRecord } from "../presentation/test-records.ts";
+import { recordContext, testStatistics } from "../test-health-use-cases/record-facts.ts";
 import { fromRepositoryPage, repositoryRefOf } from "./page-addresses.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import {

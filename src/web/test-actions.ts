@@ -5,11 +5,11 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { validate as isUuid } from "uuid";
 import type { Repository } from "../ports/test-case-storage.ts";
-import { quarantineSettings } from "../health/classification.ts";
+import { quarantineSettings } from "../test-health/index.ts";
 import { testHealthDependencies } from "../http/dependencies.ts";
 import { refusalProblem } from "../http/problem.ts";
 import { InvalidRequest, Refusal } from "../ports/refusals.ts";
-import { linkTestTicket, setQuarantineSetting } from "../health-use-cases/test-triage.ts";
+import { linkTestTicket, setQuarantineSetting } from "../test-health-use-cases/test-triage.ts";
 import { fromAnotherSite, isFormToken } from "./browser-sessions.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { showTestPage, testSignIn, visibleTest } from "./test-page.ts";

@@ -3,10 +3,10 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { validate as isUuid } from "uuid";
 import type { Repository } from "../ports/test-case-storage.ts";
-import type { TestCase } from "../health/test-case.ts";
+import type { TestCase } from "../test-health/index.ts";
 import { testHealthDependencies } from "../http/dependencies.ts";
 import { organizationCovers } from "../http/organization-access.ts";
-import { fullTestRecords } from "../health-use-cases/test-records.ts";
+import { fullTestRecords } from "../test-health-use-cases/record-facts.ts";
 import { repositoryPagePath } from "./page-addresses.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { changes, type SignInTarget, type TriageView, testPage } from "./test-page-html.ts";

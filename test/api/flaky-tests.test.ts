@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { testCaseId } from "../../src/health/test-identity.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
 import { DEFAULT_QUEUE_SETTINGS } from "../../src/queue/index.ts";
 import { newId } from "../../src/store/ids.ts";
 import { insertQueue } from "../../src/store/queues.ts";

@@ -5,11 +5,10 @@
 // an upload, so must the status of every test in it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { setAutoQuarantine } from "../../src/health-use-cases/auto-quarantine-switch.ts";
-import { classifyTest, isQuarantined, type TestRun } from "../../src/health/classification.ts";
-import { parseCodeowners } from "../../src/health/codeowners.ts";
-import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
-import { maintainTestHealth } from "../../src/health-use-cases/maintenance.ts";
+import { setAutoQuarantine } from "../../src/test-health-use-cases/auto-quarantine-switch.ts";
+import { classifyTest, isQuarantined, parseCodeowners, type TestRun } from "../../src/test-health/index.ts";
+import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
+import { maintainTestHealth } from "../../src/test-health-use-cases/maintenance.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { findTestCase } from "../../src/store/test-cases.ts";
 import { testCaseKeyCache } from "../../src/store/test-case-key-cache.ts";

@@ -1,7 +1,7 @@
 // A repository's auto-quarantine (on by default: docs/test-health.md#quarantine), read and set
 // through two extension endpoints beside set-quarantine-setting.
 import type { FastifyInstance } from "fastify";
-import { setAutoQuarantine } from "../../health-use-cases/auto-quarantine-switch.ts";
+import { setAutoQuarantine } from "../../test-health-use-cases/auto-quarantine-switch.ts";
 import type { EdgeDependencies } from "../../http/dependencies.ts";
 import {
   AutoQuarantineResponse,

@@ -1,9 +1,22 @@
 // Test health's listings, a page at a time: the tests failing in a time range, the unhealthy ones and the
 // quarantined ones.
+import {
+  CLASSIFICATION_WINDOW_MS,
+  type HealthStatus,
+  type QuarantineKey,
+  type StatusChangeKey,
+  type TestCase,
+} from "../../test-health/index.ts";
+import { readPage } from "../../test-health-use-cases/page-tokens.ts";
+import {
+  failingTestsListing,
+  listingPageTokens,
+  quarantinedTestsListing,
+  unhealthyTestsListing,
+} from "../../test-health-use-cases/listing-definitions.ts";
+import { quarantinedTestRecord, unhealthyTestRecord } from "../../presentation/test-records.ts";
+import { fullTestRecords, recordContext, testStatistics } from "../../test-health-use-cases/record-facts.ts";
 import type { FastifyInstance } from "fastify";
-import { CLASSIFICATION_WINDOW_MS, type HealthStatus } from "../../health/classification.ts";
-import type { TestCase } from "../../health/test-case.ts";
-import type { QuarantineKey, StatusChangeKey } from "../../health/listings.ts";
 import { type EdgeDependencies, testHealthDependencies } from "../../http/dependencies.ts";
 import {
   ListFailingTestsRequest,
@@ -14,22 +27,8 @@ import {
   ListUnhealthyTestsResponse,
 } from "../test-health-schemas.ts";
 import { errorResponses } from "../openapi.ts";
-import { readPage } from "../../health-use-cases/page-tokens.ts";
 import { invalidRequest, Problem } from "../../http/problem.ts";
 import { testHealthRepository } from "../repo-access.ts";
-import {
-  failingTestsListing,
-  listingPageTokens,
-  quarantinedTestsListing,
-  unhealthyTestsListing,
-} from "../../health-use-cases/test-listings.ts";
-import {
-  fullTestRecords,
-  quarantinedTestRecord,
-  recordContext,
-  testStatistics,
-  unhealthyTestRecord,
-} from "../../health-use-cases/test-records.ts";
 
 /** What every listing reads through: the tests, their records' context, and the page tokens. */
 function listingReads(deps: EdgeDependencies) {

@@ -1,5 +1,7 @@
 // One test of test health: its details, its quarantine setting and its linked ticket, decided by the use cases the
 // test's page uses too (test-triage.ts).
+import { fullTestRecords } from "../../test-health-use-cases/record-facts.ts";
+import { linkTestTicket, setQuarantineSetting, testOf } from "../../test-health-use-cases/test-triage.ts";
 import type { FastifyInstance } from "fastify";
 import { type EdgeDependencies, testHealthDependencies } from "../../http/dependencies.ts";
 import {
@@ -10,8 +12,6 @@ import {
 } from "../test-health-schemas.ts";
 import { errorResponses } from "../openapi.ts";
 import { testHealthRepository } from "../repo-access.ts";
-import { fullTestRecords } from "../../health-use-cases/test-records.ts";
-import { linkTestTicket, setQuarantineSetting, testOf } from "../../health-use-cases/test-triage.ts";
 
 /** A test's details, and what a person decides about it: its quarantine setting and its linked ticket. */
 export function registerTestTriageRoutes(api: FastifyInstance, deps: EdgeDependencies): void {

@@ -1,17 +1,17 @@
 // Test health's uploads: the JUnit reports of a test run, stored once however often a client retries, and told
 // to the queues whose test branch the run tested (flake evidence).
-import { randomUUID } from "node:crypto";
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import { ingestUpload } from "../../health-use-cases/ingestion.ts";
-import type { UploadOutcome } from "../../health-use-cases/upload-outcome.ts";
-import { reportRunEvidence } from "../../health-use-cases/run-evidence.ts";
+import { ingestUpload } from "../../test-health-use-cases/ingestion.ts";
+import type { UploadOutcome } from "../../test-health-use-cases/upload-outcome.ts";
+import { reportRunEvidence } from "../../test-health-use-cases/run-evidence.ts";
 import {
   IdempotencyKeyReused,
   type StreamedPart,
   uploadRequestHash,
-} from "../../health-use-cases/upload-receipts.ts";
-import { JunitParseError } from "../../health/parsed-report.ts";
-import { stableBranches } from "../../health-use-cases/checkout-facts.ts";
+} from "../../test-health-use-cases/upload-receipts.ts";
+import { JunitParseError } from "../../test-reports/parsed-report.ts";
+import { stableBranches } from "../../test-health-use-cases/checkout-facts.ts";
+import { randomUUID } from "node:crypto";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { EdgeDependencies } from "../../http/dependencies.ts";
 import { UploadRequest, UploadResponse } from "../test-health-schemas.ts";
 import { errorResponses } from "../openapi.ts";
