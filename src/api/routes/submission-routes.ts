@@ -72,7 +72,7 @@ function notQueuedProblem(access: QueueVersionAccess, prNumber: number, refusal:
   return conflict("pull_request_finished", `#${prNumber} already ${refusal.state}; ${instead}`);
 }
 
-/** The commands about one PR: submit it (again), cancel it, test it again. */
+/** Submitting a PR, or submitting it again to change its priority. */
 function registerSubmissionRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: SubmitPullRequestRequest }>(
     "/submitPullRequest",
@@ -115,7 +115,10 @@ function registerSubmissionRoutes(api: FastifyInstance, deps: EdgeDependencies):
       }
     },
   );
+}
 
+/** The commands about a queued PR: cancel it, test it again. */
+function registerQueuedPullRequestRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: PullRequestRequest }>(
     "/cancelPullRequest",
     {
@@ -265,6 +268,7 @@ function registerSubmissionReadRoutes(api: FastifyInstance, deps: EdgeDependenci
 
 export function registerPullRequestRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   registerSubmissionRoutes(api, deps);
+  registerQueuedPullRequestRoutes(api, deps);
   registerImpactedTargetRoutes(api, deps);
   registerSubmissionReadRoutes(api, deps);
 }
