@@ -26,8 +26,8 @@ export const layers = [
   },
   {
     name: "use cases",
-    summary: "the queue's runner, test health's upload, listing and triage, the simulator",
-    folders: ["runner", "test-health-use-cases", "simulator"],
+    summary: "the queue's commands and runner, test health's upload, listing and triage, the simulator",
+    folders: ["queue-commands", "runner", "test-health-use-cases", "simulator"],
   },
   {
     name: "adapters",
@@ -37,7 +37,14 @@ export const layers = [
   {
     name: "entry",
     summary: "wires everything together and mounts the edges",
-    files: ["main.ts", "app.ts", "setup-server.ts", "http-server.ts", "operator-endpoints.ts"],
+    files: [
+      "main.ts",
+      "app.ts",
+      "edge-ports.ts",
+      "setup-server.ts",
+      "http-server.ts",
+      "operator-endpoints.ts",
+    ],
   },
   {
     name: "sandbox",
@@ -114,10 +121,11 @@ export default {
     },
     {
       name: "ports-know-only-the-core",
-      comment: "Ports are types and typed errors in the core's terms.",
+      comment:
+        "Ports are types and typed errors in the core's terms, and the records the core's state is shown as.",
       severity: "error",
       from: { path: ports },
-      to: { path: "^src/", pathNot: [ports, core] },
+      to: { path: "^src/", pathNot: [ports, presentation, core] },
     },
     {
       name: "use-cases-import-inwards",
@@ -137,6 +145,14 @@ export default {
       severity: "error",
       from: { path: "^src/store/" },
       to: { path: "^src/", pathNot: ["^src/store/", core, presentation, ports] },
+    },
+    {
+      name: "edges-talk-to-ports",
+      comment:
+        "The /v1 routes, the pages and the GitHub adapters act through the ports the entry point builds (http/dependencies.ts, webhooks/context.ts): never the store or the concrete engine.",
+      severity: "error",
+      from: { path: "^src/(api|web|github|http)/" },
+      to: { path: ["^src/store/", "^src/runner/engine[.]ts$"] },
     },
     {
       name: "only-the-entry-imports-api",

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { registerAuthentication } from "./api/auth.ts";
-import type { ApiDependencies } from "./http/dependencies.ts";
+import type { EdgeDependencies } from "./http/dependencies.ts";
 import { isJsonContentType, registerJsonBodyParser } from "./http/json-body.ts";
 import { loggableUrl, requestIdOf } from "./http/request-log.ts";
 import { lazySchemaCompilers } from "./api/lazy-schema-compilers.ts";
@@ -20,10 +20,10 @@ import {
 } from "./http/problem.ts";
 import { Refusal } from "./ports/refusals.ts";
 import { registerAutoQuarantineRoutes } from "./api/routes/auto-quarantine.ts";
-import { registerFlakyTestRoutes } from "./api/routes/flaky-tests.ts";
+import { registerTestHealthRoutes } from "./api/routes/test-health-routes.ts";
 import { registerMetricsRoutes } from "./api/routes/metrics.ts";
-import { registerPullRequestRoutes } from "./api/routes/pull-requests.ts";
-import { registerQueueRoutes } from "./api/routes/queues.ts";
+import { registerPullRequestRoutes } from "./api/routes/submission-routes.ts";
+import { registerQueueRoutes } from "./api/routes/queue-routes.ts";
 import { registerTestRunRoutes } from "./api/routes/test-runs.ts";
 import { lowercaseEnumValues } from "./api/schema-types.ts";
 import { sharedSchemas } from "./api/schemas.ts";
@@ -31,7 +31,7 @@ import { sharedSchemas } from "./api/schemas.ts";
 export const apiPrefix = "/v1";
 
 export async function buildApi(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   version: string,
   options: { githubAppRegistered: boolean } = { githubAppRegistered: true },
 ): Promise<FastifyInstance> {
@@ -99,7 +99,7 @@ export async function buildApi(
         registerTestRunRoutes(queue, deps);
         registerMetricsRoutes(queue, deps);
       });
-      registerFlakyTestRoutes(v1, deps);
+      registerTestHealthRoutes(v1, deps);
       registerAutoQuarantineRoutes(v1, deps);
     },
     { prefix: apiPrefix },

@@ -2,8 +2,7 @@
 // again after a crash, so "already exists", "already merged" and "not found" on delete count as success.
 import type { MergeFailure, QueueCommand, QueueEvent } from "../queue/index.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
-import type { Store } from "../store/database.ts";
-import { findCommentId, rememberComment } from "../store/pull-request-comments.ts";
+import type { StatusComments } from "../ports/status-comments.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
 import { classifyGitHubFailure, githubMessage } from "../ports/github-failures.ts";
 import type { GitHubGateway } from "./gateway.ts";
@@ -20,7 +19,7 @@ const statusOf = (error: unknown) => (error as { status?: number }).status;
 export class GitHubCommandExecutor implements CommandExecutor {
   constructor(
     private readonly github: GitHubGateway,
-    private readonly store: Store,
+    private readonly comments: StatusComments,
     /** The PR's place on its queue's page, linked from its commit status and comment. */
     private readonly queuePageOf: (location: QueueLocation, prNumber: number) => string,
   ) {}
@@ -94,7 +93,7 @@ export class GitHubCommandExecutor implements CommandExecutor {
     queueId: string,
     command: Command<"upsert_pr_comment">,
   ): Promise<void> {
-    const known = await findCommentId(this.store.db, command.submissionId);
+    const known = await this.comments.findCommentId(command.submissionId);
     if (known !== undefined) {
       try {
         await octokit.rest.issues.updateComment({ ...repo, comment_id: known, body: command.body });
@@ -108,7 +107,7 @@ export class GitHubCommandExecutor implements CommandExecutor {
       issue_number: command.prNumber,
       body: command.body,
     });
-    await rememberComment(this.store.db, { submissionId: command.submissionId, queueId, commentId: data.id });
+    await this.comments.rememberComment({ submissionId: command.submissionId, queueId, commentId: data.id });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Principal } from "../store/tokens.ts";
+import type { Principal } from "../ports/api-tokens.ts";
 
 /** Whether the token's organization covers the GitHub owner `owner` on `host` (docs/api.md#tokens-and-organizations). */
 export function organizationCovers(principal: Principal, host: string, owner: string): boolean {

@@ -9,7 +9,7 @@ import {
   type QueueState,
 } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStorage } from "../ports/queue-storage.ts";
+import type { QueueStorage } from "../ports/queue-persistence.ts";
 import type { GitHubPoller } from "../ports/github-poller.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
 import type { QueueRunner } from "./queue-runner.ts";

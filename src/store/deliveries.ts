@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
-import type { DeliveryRecord } from "../ports/queue-storage.ts";
+import type { DeliveryRecord } from "../ports/queue-persistence.ts";
 import type { Database } from "./schema.ts";
+import type { DeliveryClaim } from "../ports/delivery-claims.ts";
+export type { DeliveryClaim } from "../ports/delivery-claims.ts";
 
 /**
  * Records that a webhook delivery was processed (for a queue, when `key` names one); false when it already was
@@ -30,8 +32,6 @@ export async function recordDeliveries(
     .execute();
   return new Set(inserted.map((row) => row.id));
 }
-
-export type DeliveryClaim = "claimed" | "handled" | "in_progress";
 
 /**
  * Claims a delivery for handling: "handled" when a handler already finished it, "in_progress" while another

@@ -1,7 +1,7 @@
 // Row types of the merge queue engine's tables (migration 0003; the outbox's claims and lanes, 0008; run pools,
 // 0010; parallel lanes, 0011).
 import type { Generated } from "kysely";
-import type { OutboxLane } from "../ports/queue-storage.ts";
+import type { OutboxLane } from "../ports/queue-persistence.ts";
 
 export interface QueueStatesTable {
   queue_id: string;

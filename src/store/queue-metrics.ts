@@ -5,6 +5,8 @@
 import { type Expression, type Kysely, sql, type Transaction } from "kysely";
 import { isTerminal, type QueueState } from "../queue/index.ts";
 import type { Database } from "./schema.ts";
+import type { CountRow } from "../ports/queue-records.ts";
+export type { CountRow } from "../ports/queue-records.ts";
 
 /** The queues a scrape covers: an organization's, or one repository's of it. */
 export interface MetricsScope {
@@ -53,12 +55,6 @@ export async function queuesInScope(db: Kysely<Database>, scope: MetricsScope): 
     .orderBy("queues.branch_key");
   if (scope.repositoryId !== undefined) query = query.where("repositories.id", "=", scope.repositoryId);
   return query.execute();
-}
-
-export interface CountRow {
-  queueId: string;
-  key: string;
-  count: number;
 }
 
 /** Submissions per queue in one of `states` (index submissions_by_queue_state): the PRs queued now. */
@@ -228,6 +224,23 @@ function toBuckets(rows: readonly BucketRow[], boundsMs: readonly number[]): Dur
   }));
 }
 
+/** Submission to a transition of the PR, per queue, over the transitions after `since` (narrowed by the caller). */
+function submissionToTransition(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  since: number,
+  boundsMs: readonly number[],
+) {
+  const duration = sql<number>`t.at - s.submitted_at`;
+  return db
+    .selectFrom("pull_request_transitions as t")
+    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
+    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
+    .where("t.queue_id", "in", queueIds)
+    .where("t.at", ">", since)
+    .groupBy("t.queue_id");
+}
+
 /** Submission to first test, for PRs whose first test started after `since`. */
 export async function waitDurations(
   db: Kysely<Database>,
@@ -236,14 +249,8 @@ export async function waitDurations(
   boundsMs: readonly number[],
 ): Promise<DurationBuckets[]> {
   if (queueIds.length === 0) return [];
-  const duration = sql<number>`t.at - s.submitted_at`;
-  const rows = await db
-    .selectFrom("pull_request_transitions as t")
-    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
-    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
-    .where("t.queue_id", "in", queueIds)
+  const rows = await submissionToTransition(db, queueIds, since, boundsMs)
     .where("t.state", "=", "testing")
-    .where("t.at", ">", since)
     // The first test only: a restarted PR tests again, but it waited once (primary key prefix lookup).
     .where(({ not, exists, selectFrom }) =>
       not(
@@ -256,7 +263,6 @@ export async function waitDurations(
         ),
       ),
     )
-    .groupBy("t.queue_id")
     .execute();
   return toBuckets(rows as unknown as BucketRow[], boundsMs);
 }
@@ -270,15 +276,8 @@ export async function timesInQueue(
   boundsMs: readonly number[],
 ): Promise<DurationBuckets[]> {
   if (queueIds.length === 0) return [];
-  const duration = sql<number>`t.at - s.submitted_at`;
-  const rows = await db
-    .selectFrom("pull_request_transitions as t")
-    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
-    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
-    .where("t.queue_id", "in", queueIds)
+  const rows = await submissionToTransition(db, queueIds, since, boundsMs)
     .where("t.state", "in", states)
-    .where("t.at", ">", since)
-    .groupBy("t.queue_id")
     .execute();
   return toBuckets(rows as unknown as BucketRow[], boundsMs);
 }

@@ -8,6 +8,29 @@ import type { Database } from "./schema.ts";
 import type { TestCasesTable } from "./test-health-schema.ts";
 import type { NewTestCases } from "../ports/test-case-storage.ts";
 
+const healthColumns = [
+  "status",
+  "status_reason",
+  "status_changed_at",
+  "quarantine_setting",
+  "quarantined",
+  "quarantined_at",
+  "settled",
+] as const;
+
+const flag = (value: boolean) => (value ? 1 : 0);
+
+/** The values of `healthColumns`. */
+const healthValues = (health: TestCaseHealth) => [
+  health.status,
+  health.statusReason,
+  health.statusChangedAt,
+  health.quarantineSetting,
+  flag(health.quarantined),
+  health.quarantinedAt,
+  flag(health.settled),
+];
+
 const insertColumns = [
   "id",
   "repository_id",
@@ -16,17 +39,9 @@ const insertColumns = [
   "parent",
   "file_path",
   "variant",
-  "status",
-  "status_reason",
-  "status_changed_at",
-  "quarantine_setting",
-  "quarantined",
-  "quarantined_at",
-  "settled",
+  ...healthColumns,
   "first_seen_at",
 ] as const;
-
-const flag = (value: boolean) => (value ? 1 : 0);
 
 /** Appends the test case's values in `insertColumns` order. */
 function pushValues(values: unknown[], testCase: TestCase): void {
@@ -38,13 +53,7 @@ function pushValues(values: unknown[], testCase: TestCase): void {
     testCase.parent,
     testCase.filePath,
     testCase.variant,
-    testCase.status,
-    testCase.statusReason,
-    testCase.statusChangedAt,
-    testCase.quarantineSetting,
-    flag(testCase.quarantined),
-    testCase.quarantinedAt,
-    flag(testCase.settled),
+    ...healthValues(testCase),
     testCase.firstSeenAt,
   );
 }
@@ -167,27 +176,6 @@ export async function insertNewTestCases(
     suffix: `on conflict ("id") do nothing`,
   });
 }
-
-const healthColumns = [
-  "status",
-  "status_reason",
-  "status_changed_at",
-  "quarantine_setting",
-  "quarantined",
-  "quarantined_at",
-  "settled",
-] as const;
-
-/** The values of `healthColumns`. */
-const healthValues = (health: TestCaseHealth) => [
-  health.status,
-  health.statusReason,
-  health.statusChangedAt,
-  health.quarantineSetting,
-  flag(health.quarantined),
-  health.quarantinedAt,
-  flag(health.settled),
-];
 
 /** Writes the health of existing test cases (their identity never changes). */
 export async function saveTestCaseHealth(

@@ -2,7 +2,7 @@
 // learns both from the CLI in CI, so that neither an upload nor a read waits on GitHub.
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-import type { CheckoutFacts } from "../ports/test-health-storage.ts";
+import type { CheckoutFacts } from "../ports/test-health-persistence.ts";
 
 export async function checkoutFacts(db: Kysely<Database>, repositoryId: string): Promise<CheckoutFacts> {
   const row = await db

@@ -5,19 +5,8 @@ import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { TestCase } from "../test-health/index.ts";
 import { testCaseFromRow } from "./test-cases.ts";
-
-export interface RecentResult {
-  occurredAt: number;
-  /** passed, failed or skipped. */
-  outcome: string;
-  branch: string;
-  commitSha: string;
-  prNumber: number | null;
-  jobName: string | null;
-  runUrl: string | null;
-  /** The failure's summary (docs/test-health.md#listings) when the result failed. */
-  failureSummary: string | null;
-}
+import type { RecentResult } from "../ports/test-page-reads.ts";
+export type { RecentResult } from "../ports/test-page-reads.ts";
 
 /** A test case and its repository, by the test's id (unique across repositories: docs/test-health.md#test-identity). */
 export async function findTestCaseById(

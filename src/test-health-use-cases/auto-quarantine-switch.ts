@@ -1,6 +1,6 @@
 // Turning a repository's auto-quarantine on or off (docs/test-health.md#quarantine): its flaky tests with the `auto` setting are
 // quarantined or released at once, not at their next upload.
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import { withQuarantine } from "../test-health/index.ts";
 
 export interface AutoQuarantineChange {

@@ -2,7 +2,7 @@
 // its code owners (docs/test-health.md#listings). The uploads' checkouts tell both (the CLI sends them), the queues the rest: test health
 // works for a repository without the GitHub App, and never waits on GitHub.
 import type { Repository } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import { type Codeowners, parseCodeowners, stableBranchesOf } from "../test-health/index.ts";
 
 export interface RepositoryFacts {

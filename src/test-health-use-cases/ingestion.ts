@@ -13,7 +13,7 @@ import {
   type TestRun,
 } from "../test-health/index.ts";
 import type { NewTestCases, Repository, TestCaseKeyCache } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import type { Upload } from "../ports/test-result-storage.ts";
 import type { JunitInput } from "../test-reports/junit-documents.ts";
 import {

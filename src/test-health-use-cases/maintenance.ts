@@ -3,7 +3,7 @@
 import type { Logger } from "probot";
 import { LISTING_SNAPSHOT_LIFETIME_MS } from "../test-health/index.ts";
 import type { Repository } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type RepositoryFacts, stableBranches } from "./checkout-facts.ts";
 import type { Clock } from "../ports/clock.ts";

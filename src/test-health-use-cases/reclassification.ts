@@ -7,7 +7,7 @@ import {
   sameHealth,
   type TestCase,
 } from "../test-health/index.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 
 export interface ClassificationContext {
   stableBranches: ReadonlySet<string>;

@@ -9,7 +9,7 @@ import {
 import type { Config } from "../config.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Repository } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import { type RecordContext, testRecord, type TestStatistics } from "../presentation/test-records.ts";
 import type { RepositoryFacts } from "./checkout-facts.ts";
 

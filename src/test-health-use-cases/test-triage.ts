@@ -3,7 +3,7 @@
 import { type QuarantineSetting, type TestCase, withQuarantine } from "../test-health/index.ts";
 import type { Clock } from "../ports/clock.ts";
 import type { Repository } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import { InvalidRequest, NotFound } from "../ports/refusals.ts";
 
 /** The longest ticket URL kept; the link-ticket schema says so too. */

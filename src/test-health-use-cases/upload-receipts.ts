@@ -2,7 +2,7 @@
 // transaction that stores it. A retry with the same key and request (the CLI retrying after a timeout) is given
 // that answer and stores nothing; the same key with another request is refused, as Stripe refuses it.
 import { createHash } from "node:crypto";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import type { UploadOutcome } from "./upload-outcome.ts";
 
 export interface UploadReceiptRequest {

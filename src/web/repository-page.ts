@@ -5,7 +5,6 @@
 import type { FastifyInstance } from "fastify";
 import { CLASSIFICATION_WINDOW_MS, type TestCase } from "../test-health/index.ts";
 import type { RepositoryRef } from "../ports/github-reads.ts";
-import { findRepository } from "../store/repositories.ts";
 import { type Listing, readPage } from "../test-health-use-cases/page-tokens.ts";
 import { Refusal } from "../ports/refusals.ts";
 import { organizationCovers } from "../http/organization-access.ts";
@@ -28,7 +27,7 @@ import {
 } from "./repository-page-html.ts";
 import { messagePage, type SignInTarget } from "./test-page-html.ts";
 import type { PageContext } from "./page-context.ts";
-import { testListingReads } from "../store/test-listings.ts";
+import { testHealthDependencies } from "../http/dependencies.ts";
 
 /**
  * The failures of the last 7 days as of a walk's snapshot: (snapshot - 7 days, snapshot], so that a failure
@@ -54,8 +53,7 @@ interface ListedTest {
 
 export function registerRepositoryPage(pages: FastifyInstance, context: PageContext): void {
   const { deps } = context;
-  const { store } = deps;
-  const listings = testListingReads(store);
+  const listings = deps.testListings;
   const tokens = listingPageTokens(listings);
 
   pages.get<{ Params: { host: string; owner: string; name: string }; Querystring: Record<string, unknown> }>(
@@ -69,7 +67,7 @@ export function registerRepositoryPage(pages: FastifyInstance, context: PageCont
       if (visitor === null) return context.signIn(request, reply, repositorySignIn(ref));
       if (!organizationCovers(visitor.principal, ref.host, ref.owner))
         return notFoundPage(reply, "Repository");
-      const repository = await findRepository(store.db, ref);
+      const repository = await deps.repositories.findRepository(ref);
       if (repository === undefined) return notFoundPage(reply, "Repository");
 
       const positions = Object.fromEntries(
@@ -118,8 +116,8 @@ export function registerRepositoryPage(pages: FastifyInstance, context: PageCont
         ...new Map(sections.flatMap((s) => s.tests.map((t) => [t.testCase.key, t.testCase]))).values(),
       ];
       const [recordsContext, statistics] = await Promise.all([
-        recordContext(deps, repository),
-        testStatistics(store, testCases, deps.clock(), { full: false }),
+        recordContext(testHealthDependencies(deps), repository),
+        testStatistics(deps.testHealth, testCases, deps.clock(), { full: false }),
       ]);
       // Links to another page of one section keep the other sections where they are.
       const pageLink = (section: SectionName, token: string) => {

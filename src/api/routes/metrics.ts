@@ -3,9 +3,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { expositionContentType } from "../../metrics/exposition.ts";
-import { queueMetricsExposition } from "../../metrics/queue-exposition.ts";
 import { principalOf } from "../auth.ts";
-import type { ApiDependencies } from "../../http/dependencies.ts";
+import type { EdgeDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { invalidRequest } from "../../http/problem.ts";
 import { knownRepository } from "../repo-access.ts";
@@ -40,7 +39,7 @@ function requestedRepository(query: MetricsQuery) {
   return { host: repoHost, owner: match[1] as string, name: match[2] as string };
 }
 
-export function registerMetricsRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+export function registerMetricsRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.get<{ Querystring: MetricsQuery }>(
     "/getMergeQueueMetrics",
     {
@@ -63,8 +62,7 @@ export function registerMetricsRoutes(api: FastifyInstance, deps: ApiDependencie
       const principal = principalOf(request);
       const ref = requestedRepository(request.query);
       const repository = ref === undefined ? undefined : await knownRepository(deps, principal, ref);
-      const text = await queueMetricsExposition(
-        deps.store.db,
+      const text = await deps.queueMetrics(
         { organizationId: principal.organizationId, repositoryId: repository?.id },
         deps.clock(),
       );

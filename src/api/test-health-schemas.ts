@@ -264,4 +264,4 @@ export const UploadResponse = Type.Object({
 });
 
 /** Schemas referenced by $id, registered once with the API. */
-export const flakyTestSchemas = [PageObject, TestRecord, UnhealthyTestRecord, QuarantinedTestRecord];
+export const testHealthSchemas = [PageObject, TestRecord, UnhealthyTestRecord, QuarantinedTestRecord];

@@ -1,14 +1,13 @@
-// createQueue, getQueue, updateQueue, deleteQueue (docs/api.md#merge-queue-endpoints, docs/queue.md#queue-states).
+// The /v1 endpoints of queues: createQueue, getQueue, listQueues, updateQueue and deleteQueue
+// (docs/api.md#merge-queue-endpoints, docs/queue.md#queue-states).
 import { randomBytes } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { DEFAULT_QUEUE_SETTINGS, type QueueEvent, type QueueSettings } from "../../queue/index.ts";
-import { judgeSettingsByRules } from "../branch-rules-check.ts";
+import { changeQueue, judgeSettingsByRules } from "../../queue-commands/queue-updates.ts";
 import { queueView } from "../../presentation/queue-views.ts";
-import { findQueue } from "../../store/queues.ts";
-import { repositoryQueues } from "../../store/queue-history.ts";
 import { principalOf } from "../auth.ts";
-import type { ApiDependencies } from "../../http/dependencies.ts";
+import type { EdgeDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { conflict } from "../../http/problem.ts";
 import { queueNotFound, resolveQueue, resolveQueueVersion } from "../queue-access.ts";
@@ -39,7 +38,8 @@ function settingsIn(body: Partial<Record<keyof QueueSettings, unknown>>): Partia
 /** Short, so that test branch names (`mq/main/<queue id>-<run>`) stay readable. */
 const newQueueId = () => randomBytes(6).toString("hex");
 
-export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+/** A queue's life: created for a branch, deleted once empty. */
+function registerQueueLifeRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: CreateQueueRequest }>(
     "/createQueue",
     {
@@ -54,14 +54,15 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       const { repo, targetBranch } = request.body;
       const repository = await resolveRepository(deps, principalOf(request), repo);
       const conflictDetail = `${repository.owner}/${repository.name} already has a merge queue for branch ${targetBranch}`;
-      if ((await findQueue(deps.store.db, repository.id, targetBranch)) !== undefined) {
+      if ((await deps.queueRecords.findQueue(repository.id, targetBranch)) !== undefined) {
         throw conflict("queue_exists", conflictDetail);
       }
       // A queue may come before its branch (a release branch created later): it then waits for it.
       const head = await deps.github.branchHead(repository, targetBranch);
       const settings = { ...DEFAULT_QUEUE_SETTINGS, ...settingsIn(request.body) };
-      const verdict = await judgeSettingsByRules(deps, repository, targetBranch, settings, undefined);
-      const state = await deps.engine.createQueue({
+      const verdict = await judgeSettingsByRules(deps.github, repository, targetBranch, settings, undefined);
+      if ("code" in verdict) throw conflict(verdict.code, verdict.detail);
+      const state = await deps.queues.createQueue({
         queueId: newQueueId(),
         repositoryId: repository.id,
         branch: targetBranch,
@@ -71,11 +72,36 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       if (state === undefined) throw conflict("queue_exists", conflictDetail);
       const paused: QueueEvent[] =
         verdict.pauseFor === null ? [] : [{ type: "queue_updated", settings: {}, status: "paused" }];
-      const told = await deps.engine.dispatch(state.queueId, [...verdict.events, ...paused]);
+      const told = await deps.queues.dispatch(state.queueId, [...verdict.events, ...paused]);
       return queueView(told ?? state);
     },
   );
 
+  api.post<{ Body: QueueRequest }>(
+    "/deleteQueue",
+    {
+      schema: {
+        operationId: "deleteQueue",
+        summary: "Delete a queue that holds no PR",
+        body: QueueRequest,
+        response: { 200: Type.Ref(Empty), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { queue } = await resolveQueue(deps, principalOf(request), request.body);
+      if (!(await deps.queues.deleteQueueIfEmpty(queue.id))) {
+        throw conflict(
+          "queue_not_empty",
+          `the queue for ${queue.branch} still holds PRs: cancel them or let them merge before deleting it`,
+        );
+      }
+      return {};
+    },
+  );
+}
+
+/** What the queues are: one with its PRs, or a repository's, by branch. */
+function registerQueueReadRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: QueueRequest }>(
     "/getQueue",
     {
@@ -104,8 +130,8 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
     },
     async (request) => {
       const repository = await knownRepository(deps, principalOf(request), request.body.repo);
-      const rows = await repositoryQueues(deps.store.db, repository.id);
-      const states = await Promise.all(rows.map((row) => deps.engine.read(row.id)));
+      const rows = await deps.queueRecords.repositoryQueues(repository.id);
+      const states = await Promise.all(rows.map((row) => deps.queues.read(row.id)));
       return {
         queues: states.flatMap((state) => {
           if (state === undefined) return [];
@@ -115,7 +141,10 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
       };
     },
   );
+}
 
+/** A queue's settings and state (running, paused, draining), through the queue command (queue-updates.ts). */
+function registerQueueUpdateRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: UpdateQueueRequest }>(
     "/updateQueue",
     {
@@ -133,43 +162,23 @@ export function registerQueueRoutes(api: FastifyInstance, deps: ApiDependencies)
         ...settingsIn(request.body),
         ...(deleteRequiredStatuses === true ? { requiredStatuses: null } : {}),
       };
-      const current = await deps.engine.read(queue.id);
+      const current = await deps.queues.read(queue.id);
       if (current === undefined) throw queueNotFound(repository, queue.branch);
-      const verdict = await judgeSettingsByRules(
-        deps,
-        repository,
-        queue.branch,
-        { ...current.settings, ...settings },
+      const answer = await changeQueue(deps.github, {
+        queue: { repo: repository, state: current },
+        settings,
         status,
-      );
-      const updated = await deps.engine.dispatch(queue.id, [
-        ...verdict.events,
-        { type: "queue_updated", settings, ...(status === undefined ? {} : { status }) },
-      ]);
+      });
+      if (answer.refused !== undefined) throw conflict(answer.refused.code, answer.refused.detail);
+      const updated = await deps.queues.dispatch(queue.id, answer.events);
       if (updated === undefined) throw queueNotFound(repository, queue.branch);
       return queueView(updated);
     },
   );
+}
 
-  api.post<{ Body: QueueRequest }>(
-    "/deleteQueue",
-    {
-      schema: {
-        operationId: "deleteQueue",
-        summary: "Delete a queue that holds no PR",
-        body: QueueRequest,
-        response: { 200: Type.Ref(Empty), ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
-    async (request) => {
-      const { queue } = await resolveQueue(deps, principalOf(request), request.body);
-      if (!(await deps.engine.deleteQueueIfEmpty(queue.id))) {
-        throw conflict(
-          "queue_not_empty",
-          `the queue for ${queue.branch} still holds PRs: cancel them or let them merge before deleting it`,
-        );
-      }
-      return {};
-    },
-  );
+export function registerQueueRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
+  registerQueueLifeRoutes(api, deps);
+  registerQueueReadRoutes(api, deps);
+  registerQueueUpdateRoutes(api, deps);
 }

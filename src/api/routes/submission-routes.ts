@@ -1,22 +1,21 @@
-// submitPullRequest, cancelPullRequest, restartTestsOnPullRequest, setImpactedTargets,
-// getSubmittedPullRequest and listPullRequests (docs/api.md#merge-queue-endpoints, docs/queue.md#pr-states, #order-and-priority).
-import { randomUUID } from "node:crypto";
+// The /v1 endpoints about a queue's PRs (docs/api.md#merge-queue-endpoints): submitPullRequest,
+// cancelPullRequest, restartTestsOnPullRequest and setImpactedTargets, which ask the queue's commands
+// (src/queue-commands/), and getSubmittedPullRequest and listPullRequests, which read its records.
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import {
-  acceptsNewSubmissions,
-  isTerminal,
-  parsePriority,
-  type QueueEvent,
-  type QueueState,
-} from "../../queue/index.ts";
+import { parsePriority, type QueueState } from "../../queue/index.ts";
 import { pullRequestView } from "../../presentation/queue-views.ts";
-import { awaitedBranchEvents } from "../../runner/awaited-branch.ts";
-import { findImpactedTargets, saveImpactedTargets } from "../../store/impacted-targets.ts";
-import { latestSubmissionRecord, listSubmissions } from "../../store/submission-records.ts";
+import { setImpactedTargets } from "../../queue-commands/impacted-target-upload.ts";
+import {
+  cancelPullRequest,
+  type NotQueued,
+  restartPullRequest,
+} from "../../queue-commands/pull-request-commands.ts";
+import { submitPullRequest } from "../../queue-commands/submission.ts";
+import type { Targets } from "../../ports/impacted-target-storage.ts";
 import { principalOf } from "../auth.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
-import type { ApiDependencies } from "../../http/dependencies.ts";
+import type { EdgeDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { conflict, notFound } from "../../http/problem.ts";
 import {
@@ -38,6 +37,7 @@ import {
 } from "../schemas.ts";
 
 const repoName = (access: QueueVersionAccess) => `${access.repository.owner}/${access.repository.name}`;
+const prResponses = { 200: Type.Ref(PullRequestRecord), ...errorResponses(400, 401, 403, 404, 409) };
 
 function notSubmitted(access: QueueVersionAccess, prNumber: number) {
   return notFound(
@@ -55,21 +55,25 @@ function recordOf(state: QueueState | undefined, access: QueueAccess, prNumber: 
 
 /** The record of the PR's latest submission: from the queue, or from history once the queue let go of it. */
 async function currentRecord(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   access: QueueVersionAccess,
   state: QueueState,
   prNumber: number,
 ) {
-  const view =
+  return (
     pullRequestView(state, prNumber) ??
-    (await latestSubmissionRecord(deps.store.db, access.queue.id, prNumber));
-  if (view === undefined) throw notSubmitted(access, prNumber);
-  return view;
+    (await deps.queueRecords.latestSubmissionRecord(access.queue.id, prNumber))
+  );
 }
 
-export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDependencies): void {
-  const prResponses = { 200: Type.Ref(PullRequestRecord), ...errorResponses(400, 401, 403, 404, 409) };
+/** A cancel or restart of a PR that is not queued, as the API says it. */
+function notQueuedProblem(access: QueueVersionAccess, prNumber: number, refusal: NotQueued, instead: string) {
+  if (refusal.code === "pull_request_not_submitted") return notSubmitted(access, prNumber);
+  return conflict("pull_request_finished", `#${prNumber} already ${refusal.state}; ${instead}`);
+}
 
+/** The commands about one PR: submit it (again), cancel it, test it again. */
+function registerSubmissionRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: SubmitPullRequestRequest }>(
     "/submitPullRequest",
     {
@@ -87,33 +91,28 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       const pr = await deps.github.pullRequest(access.repository, number);
       if (pr === null)
         throw notFound("pull_request_not_found", `${repoName(access)} has no pull request #${number}`);
-      if (!pr.open)
-        throw conflict(
-          "pull_request_closed",
-          `#${number} is ${pr.merged ? "merged" : "closed"}; only open PRs can be queued`,
-        );
-      const queued = access.state.prs[number];
-      const alreadyQueued = queued !== undefined && !isTerminal(queued.state);
-      if (!alreadyQueued && !acceptsNewSubmissions(access.state)) {
-        throw conflict("queue_draining", `the ${access.queue.branch} queue is draining and takes no new PRs`);
+      const { priority, noBatch } = request.body;
+      const answer = await submitPullRequest(deps.submissionReads, {
+        queue: { id: access.queue.id, repo: access.repository, state: access.state },
+        pr,
+        priority: priority === undefined || priority === null ? null : parsePriority(priority),
+        noBatch: noBatch ?? false,
+      });
+      if (answer.refused === undefined) {
+        return recordOf(await deps.queues.dispatch(access.queue.id, answer.events), access, number);
       }
-      const { priority } = request.body;
-      const events: QueueEvent[] = [
-        ...(await awaitedBranchEvents(access.state, () =>
-          deps.github.branchHead(access.repository, access.queue.branch),
-        )),
-        {
-          type: "pr_submitted",
-          submissionId: randomUUID(),
-          pr,
-          priority: priority === undefined || priority === null ? null : parsePriority(priority),
-          noBatch: request.body.noBatch ?? false,
-        },
-      ];
-      const targets = await findImpactedTargets(deps.store.db, access.queue.id, number, pr.headSha);
-      if (targets !== undefined)
-        events.push({ type: "impacted_targets_set", prNumber: number, headSha: pr.headSha, targets });
-      return recordOf(await deps.engine.dispatch(access.queue.id, events), access, number);
+      switch (answer.refused.code) {
+        case "pull_request_closed":
+          throw conflict(
+            "pull_request_closed",
+            `#${number} is ${answer.refused.merged ? "merged" : "closed"}; only open PRs can be queued`,
+          );
+        case "queue_draining":
+          throw conflict(
+            "queue_draining",
+            `the ${access.queue.branch} queue is draining and takes no new PRs`,
+          );
+      }
     },
   );
 
@@ -132,22 +131,18 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       const access = await resolveQueue(deps, principal, request.body);
       const number = Number(request.body.pr.number);
       const current = await currentRecord(deps, access, access.state, number);
-      if (current.state === "merged" || current.state === "failed") {
-        throw conflict(
-          "pull_request_finished",
-          `#${number} already ${current.state}; there is nothing to cancel`,
-        );
+      const answer = cancelPullRequest({
+        state: access.state,
+        prNumber: number,
+        departed: current?.state,
+        by: `API token ${principal.tokenId} of ${principal.organizationSlug}`,
+      });
+      if (answer.refused === undefined) {
+        return recordOf(await deps.queues.dispatch(access.queue.id, answer.events), access, number);
       }
-      if (current.state === "cancelled") return current;
-      const state = await deps.engine.dispatch(access.queue.id, [
-        {
-          type: "cancel_requested",
-          prNumber: number,
-          reason: "cancelled_by_user",
-          by: `API token ${principal.tokenId} of ${principal.organizationSlug}`,
-        },
-      ]);
-      return recordOf(state, access, number);
+      // Cancelling a cancelled PR changes nothing, and says so as a success.
+      if (current !== undefined && current.state === "cancelled") return current;
+      throw notQueuedProblem(access, number, answer.refused, "there is nothing to cancel");
     },
   );
 
@@ -165,19 +160,16 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       const access = await resolveQueue(deps, principalOf(request), request.body);
       const number = Number(request.body.pr.number);
       const current = await currentRecord(deps, access, access.state, number);
-      if (!current.isCurrentlySubmittedToQueue) {
-        throw conflict(
-          "pull_request_finished",
-          `#${number} already ${current.state}; submit it again instead`,
-        );
+      const answer = restartPullRequest({ state: access.state, prNumber: number, departed: current?.state });
+      if (answer.refused !== undefined) {
+        throw notQueuedProblem(access, number, answer.refused, "submit it again instead");
       }
-      const state = await deps.engine.dispatch(access.queue.id, [
-        { type: "restart_requested", prNumber: number },
-      ]);
-      return recordOf(state, access, number);
+      return recordOf(await deps.queues.dispatch(access.queue.id, answer.events), access, number);
     },
   );
+}
 
+function registerImpactedTargetRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: SetImpactedTargetsRequest }>(
     "/setImpactedTargets",
     {
@@ -197,18 +189,16 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       const access = await resolveQueue(deps, principalOf(request), request.body);
       const number = Number(request.body.pr.number);
       const headSha = request.body.pr.sha.toLowerCase();
-      const targets =
+      const targets: Targets =
         request.body.impactedTargets === "ALL" ? "ALL" : [...new Set(request.body.impactedTargets)];
-      await saveImpactedTargets(
-        deps.store.db,
-        { queueId: access.queue.id, prNumber: number, headSha, targets },
-        deps.clock(),
-      );
-      if (access.state.prs[number] !== undefined) {
-        await deps.engine.dispatch(access.queue.id, [
-          { type: "impacted_targets_set", prNumber: number, headSha, targets },
-        ]);
-      }
+      const upload = {
+        queue: { id: access.queue.id, state: access.state },
+        prNumber: number,
+        headSha,
+        targets,
+      };
+      const { events } = await setImpactedTargets(deps.impactedTargets, upload, deps.clock());
+      if (events.length > 0) await deps.queues.dispatch(access.queue.id, events);
       return {
         prNumber: number,
         prSha: headSha,
@@ -216,7 +206,10 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       };
     },
   );
+}
 
+/** What the queue holds and held: a PR's latest submission, and every submission, newest first. */
+function registerSubmissionReadRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: PullRequestRequest }>(
     "/getSubmittedPullRequest",
     {
@@ -230,9 +223,11 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
     async (request, reply) => {
       const access = await resolveQueueVersion(deps, principalOf(request), request.body);
       const number = Number(request.body.pr.number);
-      return sendQueueAnswer(reply, deps, access, `getSubmittedPullRequest ${number}`, (state) =>
-        currentRecord(deps, access, state, number),
-      );
+      return sendQueueAnswer(reply, deps, access, `getSubmittedPullRequest ${number}`, async (state) => {
+        const current = await currentRecord(deps, access, state, number);
+        if (current === undefined) throw notSubmitted(access, number);
+        return current;
+      });
     },
   );
 
@@ -253,7 +248,7 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       // Submissions are saved with the queue's state: a page stays right as long as the state does.
       const pageKey = JSON.stringify(["listPullRequests", state, since, cursor, take]);
       return sendQueueAnswer(reply, deps, access, pageKey, async () => {
-        const page = await listSubmissions(deps.store.db, queue.id, {
+        const page = await deps.queueRecords.listSubmissions(queue.id, {
           state,
           since: since === undefined ? undefined : Date.parse(since),
           after: cursor === undefined || cursor === "" ? undefined : decodeCursor(cursor, queue.id),
@@ -266,4 +261,10 @@ export function registerPullRequestRoutes(api: FastifyInstance, deps: ApiDepende
       });
     },
   );
+}
+
+export function registerPullRequestRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
+  registerSubmissionRoutes(api, deps);
+  registerImpactedTargetRoutes(api, deps);
+  registerSubmissionReadRoutes(api, deps);
 }
