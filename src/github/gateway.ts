@@ -6,7 +6,7 @@ import type { OpenPullRequest, RepoAddress } from "../ports/github-reads.ts";
 import type { InstallationOctokit } from "./octokit.ts";
 import { type ResolvedStatuses, resolveRequiredStatuses } from "./required-statuses.ts";
 import { checkRunReport, commitStatusReport } from "./check-payloads.ts";
-import { readBranchRules } from "./branch-rules.ts";
+import { readBranchRules } from "./branch-rule-reads.ts";
 import { BranchRulesCache } from "./branch-rules-cache.ts";
 
 export class NotInstalledError extends Error {}

@@ -5,8 +5,8 @@ import { compact, DEFAULT_QUEUE_SETTINGS, initialQueueState, nextDeadline, step 
 import { Agenda } from "./agenda.ts";
 import type { CiRun } from "./ci.ts";
 import { SimulatedCi } from "./ci.ts";
-import type { SimulatedWorld } from "./commands.ts";
-import { CI_STATUS, ciReport, interpret } from "./commands.ts";
+import type { SimulatedWorld } from "./command-answers.ts";
+import { CI_STATUS, ciReport, interpret } from "./command-answers.ts";
 import type { Day, SimulatedPr } from "./model.ts";
 import { HOUR_MS, headCiOf, impactedTargetsOf } from "./model.ts";
 import type { DayOutcome, PrFate, PrOutcome } from "./outcome.ts";

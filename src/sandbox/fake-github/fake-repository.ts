@@ -1,18 +1,18 @@
 // One repository of the fake GitHub: branches over a commit graph, with its pull requests, CI results,
 // comments and settings. Test-facing actions come first (they act as a person or CI, bypass protection, and
 // return the webhook GitHub would send); the REST operations the routes call follow, validating as GitHub does.
-import type { CheckRunReport, CheckRunRecord, CommitStatusRecord, StatusState } from "./ci.ts";
-import { CiRecords } from "./ci.ts";
+import type { CheckRunReport, CheckRunRecord, CommitStatusRecord, StatusState } from "./check-results.ts";
+import { CiRecords } from "./check-results.ts";
 import type { CommentRecord, ReactionRecord } from "./conversation.ts";
 import { Conversation } from "./conversation.ts";
 import type { Commit, FileChanges, NewCommit } from "./git.ts";
 import { applyChanges, CommitGraph, emptyTree } from "./git.ts";
 import type { MergeInput, PullRequestDelivery, PullRequestRecord } from "./pull-requests.ts";
 import { PullRequests } from "./pull-requests.ts";
-import { BranchRuleModel, type ChangePath } from "./branch-rules.ts";
+import { BranchRuleModel, type ChangePath } from "./rule-enforcement.ts";
 import { enforceRequiredChecks } from "./required-checks.ts";
-import type { BranchProtection, Role } from "./settings.ts";
-import { RepositorySettings } from "./settings.ts";
+import type { BranchProtection, Role } from "./repository-settings.ts";
+import { RepositorySettings } from "./repository-settings.ts";
 import type {
   CheckRunPayload,
   CheckSuitePayload,
@@ -79,7 +79,7 @@ export class FakeRepository {
   readonly conversation: Conversation;
   readonly settings = new RepositorySettings();
   readonly pulls: PullRequests;
-  /** Signatures, linear history, locks: rules that refuse a change for what it brings (branch-rules.ts). */
+  /** Signatures, linear history, locks: rules that refuse a change for what it brings (rule-enforcement.ts). */
   readonly rules: BranchRuleModel = new BranchRuleModel(this, (branch) => this.settings.protectionOf(branch));
   private readonly graph = new CommitGraph();
   private readonly refs = new Map<string, string>();

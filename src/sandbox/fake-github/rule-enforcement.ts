@@ -7,8 +7,8 @@
 // as someone else is not, nor a commit a person pushes unsigned.
 import type { Commit } from "./git.ts";
 import { accountJson, installationJson, repositoryJson } from "./representations.ts";
-import type { FakeRepository } from "./repository.ts";
-import type { BranchProtection } from "./settings.ts";
+import type { FakeRepository } from "./fake-repository.ts";
+import type { BranchProtection } from "./repository-settings.ts";
 import { GitHubApiError } from "./world.ts";
 
 /** The ruleset rule types the fake enforces; others (e.g. required_deployments) are listed, not enforced. */

@@ -14,7 +14,7 @@ export interface BranchProtection {
   readonly requiredChecks?: readonly string[];
   /** "Require branches to be up to date before merging". */
   readonly strict?: boolean;
-  /** Legacy protection's rules that refuse a change for what it brings (see branch-rules.ts). */
+  /** Legacy protection's rules that refuse a change for what it brings (see rule-enforcement.ts). */
   readonly requiredSignatures?: boolean;
   readonly requiredLinearHistory?: boolean;
   readonly lockBranch?: boolean;
