@@ -6,7 +6,7 @@
 //   -- --service      the step and webhook figures only, without the simulator's tables
 //   -- --webhooks     the webhook figures only
 //   -- --soak [min]   only the webhook load for that many minutes (default 2), with RSS after 1 min and at the end
-// BENCH_ROUNDS sets the bursts of 3,000 deliveries each server gets in turn (default 2); BENCH_SKIP_BUILD=1 uses the
+// BENCH_ROUNDS sets the bursts of 3,000 deliveries each server gets in turn (default 3); BENCH_SKIP_BUILD=1 uses the
 // existing build.
 import { performance } from "node:perf_hooks";
 import { step, type QueueEvent, type QueueState } from "../../src/queue/index.ts";

@@ -27,7 +27,7 @@ import { cpuMs, distCommand, memoryMiB, startService, stop } from "./service-pro
 import type { SendOrder, SendReport } from "./webhook-sender.ts";
 
 const concurrentDeliveries = 8;
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 interface Delivery {
   name: string;
@@ -376,8 +376,9 @@ async function burst(
 const deliveriesNeeded = warmUpDeliveries + rounds * burstDeliveries;
 
 /**
- * Both processes warmed up with 2,000 deliveries, then `rounds` bursts of 3,000 each, in turns; the service's events
- * per second, answer times and CPU per event (medians of its bursts) beside the bare endpoint's, and beside them
+ * Both processes warmed up with 2,000 deliveries, then `rounds` bursts of 3,000 each (BENCH_ROUNDS, default 3), in
+ * turns; the service's events per second, answer times and CPU per event (medians of its bursts) beside the bare
+ * endpoint's, and beside them
  * `without`'s, the same load's figures without what these options add (the scale).
  */
 export async function benchWebhooks(options: LoadOptions, without?: WebhookFigures): Promise<WebhookFigures> {
@@ -398,6 +399,9 @@ export async function benchWebhooks(options: LoadOptions, without?: WebhookFigur
     const p = (q: number) => percentile(latencies, q).toFixed(1);
     const rate = median(services.map((s) => s.rate));
     const bareRate = median(bares.map((s) => s.rate));
+    // The ratio of each turn, the service's burst over the bare burst right after it, weighs both under the same
+    // load; the median of those is the figure (the machine's load swings between turns more than the ratio does).
+    const turnRatios = services.map((s, i) => s.rate / bares[i]!.rate);
     const cpu = median(services.map((s) => s.cpuMicros));
     const bareCpu = median(bares.map((s) => s.cpuMicros));
     const figures = {
@@ -410,9 +414,9 @@ export async function benchWebhooks(options: LoadOptions, without?: WebhookFigur
         ? ""
         : `; without them ${without.eventsPerSecond} events/s, p99 ${without.p99Ms.toFixed(1)} ms, ${without.cpuMicrosPerEvent} µs per event (CPU ×${(figures.cpuMicrosPerEvent / without.cpuMicrosPerEvent).toFixed(2)})`;
     const line =
-      `webhooks end to end (${describe(options)}): ${figures.eventsPerSecond} events/s vs bare ${Math.round(bareRate)} = ${(rate / bareRate).toFixed(2)} ` +
-      `(turns ${services.map((s, i) => (s.rate / bares[i]!.rate).toFixed(2)).join(" ")}), answer p50 ${p(50)} ms, p99 ${p(99)} ms, ` +
-      `service CPU ${figures.cpuMicrosPerEvent} µs per event vs bare ${bareCpu.toFixed(0)} µs; load average ${load}${beside}`;
+      `webhooks end to end (${describe(options)}): ${figures.eventsPerSecond} events/s vs bare ${Math.round(bareRate)}, ` +
+      `median of the turns' ratios ${median(turnRatios).toFixed(2)} (turns ${turnRatios.map((r) => r.toFixed(2)).join(" ")}), answer p50 ${p(50)} ms, p99 ${p(99)} ms, ` +
+      `service CPU ${figures.cpuMicrosPerEvent} µs per event vs bare ${bareCpu.toFixed(0)} µs = ${(bareCpu / cpu).toFixed(2)}; load average ${load}${beside}`;
     return { ...figures, line };
   });
 }
