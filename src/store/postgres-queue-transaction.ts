@@ -11,7 +11,7 @@
 import { Kysely, PostgresDialect, type Transaction } from "kysely";
 import type * as pg from "pg";
 import { createRequire } from "node:module";
-import type { LocatedQueueState } from "../ports/queue-storage.ts";
+import type { LocatedQueueState } from "../ports/queue-persistence.ts";
 import { locatedVersionQuery } from "./queue-states.ts";
 import type { Database } from "./schema.ts";
 

@@ -1,8 +1,7 @@
-// The queue runner's storage (src/ports/queue-storage.ts) on this database, and the API's reads of queue states,
+// The queue runner's storage (src/ports/queue-persistence.ts) on this database, and the API's reads of queue states,
 // which share its parsed states: a state a step saved serves the reads that follow without being parsed again.
 import type { Transaction } from "kysely";
-import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-storage.ts";
-import type { QueueState } from "../queue/index.ts";
+import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-persistence.ts";
 import type { Connection } from "./connection.ts";
 import { purgeDeliveries, recordDeliveries } from "./deliveries.ts";
 import {
@@ -30,14 +29,8 @@ import { deleteQueueRow, insertQueue } from "./queues.ts";
 import { QueueStateCache } from "./state-cache.ts";
 import type { Database } from "./schema.ts";
 import { inPostgresQueueTransaction, type LocatedVersion } from "./postgres-queue-transaction.ts";
-
-/** A queue's state as saved at `version`. */
-export interface QueueSnapshot {
-  queueId: string;
-  version: number;
-  /** Shared between requests and steps: the core never mutates a state, and neither may a reader. */
-  state: QueueState;
-}
+import type { QueueSnapshot } from "../ports/queue-records.ts";
+export type { QueueSnapshot } from "../ports/queue-records.ts";
 
 export interface QueueStateReads {
   /**

@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { rememberCheckout } from "../../src/health-use-cases/checkout-facts.ts";
-import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
+import { rememberCheckout } from "../../src/test-health-use-cases/checkout-facts.ts";
+import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
 import { newId } from "../../src/store/ids.ts";
 import type { Store } from "../../src/store/database.ts";
 import type { Repository } from "../../src/store/repositories.ts";
