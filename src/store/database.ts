@@ -76,7 +76,7 @@ export function openDatabase(databaseUrl: string): Store {
   }
   const pool = new (postgresDriver().Pool)({ connectionString: databaseUrl, max: 10 });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return storeOn({ db, dialect });
+  return storeOn({ db, dialect, pool });
 }
 
 /** Opens the database and applies pending migrations, as the server and `switchyard migrate` do. */

@@ -53,19 +53,32 @@ export async function loadQueueState(
   return readQueueState(db, queueId, cache);
 }
 
+/** Where the queue is, with its saved version and next command number: the read a step begins with. */
+export function locatedVersionQuery(db: Kysely<Database>, queueId: string) {
+  return db
+    .selectFrom("queue_states")
+    .innerJoin("queues", "queues.id", "queue_states.queue_id")
+    .innerJoin("repositories", "repositories.id", "queues.repository_id")
+    .select([...locationColumns, "queue_states.version", "queue_states.next_command_seq as nextCommandSeq"])
+    .where("queue_states.queue_id", "=", queueId);
+}
+
 /** `loadQueueState` with where the queue is, read together: what a step needs. */
 export async function loadLocatedQueueState(
   db: Kysely<Database>,
   queueId: string,
   cache: QueueStateCache,
 ): Promise<LocatedQueueState | undefined> {
-  const row = await db
-    .selectFrom("queue_states")
-    .innerJoin("queues", "queues.id", "queue_states.queue_id")
-    .innerJoin("repositories", "repositories.id", "queues.repository_id")
-    .select([...locationColumns, "queue_states.version", "queue_states.next_command_seq as nextCommandSeq"])
-    .where("queue_states.queue_id", "=", queueId)
-    .executeTakeFirst();
+  return locatedQueueState(db, queueId, await locatedVersionQuery(db, queueId).executeTakeFirst(), cache);
+}
+
+/** The located state from `locatedVersionQuery`'s row: parsed again only when `cache` lacks that version. */
+export async function locatedQueueState(
+  db: Kysely<Database>,
+  queueId: string,
+  row: Awaited<ReturnType<ReturnType<typeof locatedVersionQuery>["executeTakeFirst"]>>,
+  cache: QueueStateCache,
+): Promise<LocatedQueueState | undefined> {
   if (row === undefined) return undefined;
   const { version, nextCommandSeq, ...location } = row;
   const cached = cache.get(queueId, version);

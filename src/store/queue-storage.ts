@@ -1,5 +1,6 @@
 // The queue runner's storage (src/ports/queue-persistence.ts) on this database, and the API's reads of queue states,
 // which share its parsed states: a state a step saved serves the reads that follow without being parsed again.
+import type { Transaction } from "kysely";
 import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-persistence.ts";
 import type { Connection } from "./connection.ts";
 import { purgeDeliveries, recordDeliveries } from "./deliveries.ts";
@@ -16,6 +17,7 @@ import {
   insertQueueState,
   loadLocatedQueueState,
   loadQueueState,
+  locatedQueueState,
   lockQueue,
   queuesNeedingAttention,
   queueStateVersions,
@@ -25,6 +27,8 @@ import {
 import { gatheredReads } from "./gathered-reads.ts";
 import { deleteQueueRow, insertQueue } from "./queues.ts";
 import { QueueStateCache } from "./state-cache.ts";
+import type { Database } from "./schema.ts";
+import { inPostgresQueueTransaction, type LocatedVersion } from "./postgres-queue-transaction.ts";
 import type { QueueSnapshot } from "../ports/queue-records.ts";
 export type { QueueSnapshot } from "../ports/queue-records.ts";
 
@@ -37,7 +41,7 @@ export interface QueueStateReads {
 }
 
 export function queueStorage(connection: Connection): QueueStorage & QueueStateReads {
-  const { db, dialect } = connection;
+  const { db, dialect, pool } = connection;
   const states = new QueueStateCache();
   // Outside a transaction, the reads of queues' versions (one per dispatch found inert) go together.
   const versionOf = gatheredReads((queueIds) => queueStateVersions(connection, queueIds));
@@ -51,13 +55,33 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
     },
     async inQueueTransaction(queueId, work) {
       const saved: QueueStep[] = [];
-      const result = await db.transaction().execute(async (trx) => {
-        await lockQueue(trx, dialect, queueId);
+      /**
+       * `opened`: what the transaction's opening read of the queue found, served to the first load of it;
+       * `atCommit`: where the step's writes go (on PostgreSQL, sent with the commit).
+       */
+      const inTransaction = (
+        trx: Transaction<Database>,
+        atCommit: Transaction<Database>,
+        opened?: { row: LocatedVersion | undefined },
+      ) => {
+        const openedRead = (id: string) => {
+          if (opened === undefined || id !== queueId) return undefined;
+          const found = opened;
+          opened = undefined;
+          return found;
+        };
+        const loadLocated = (id: string) => {
+          const read = openedRead(id);
+          return read === undefined
+            ? loadLocatedQueueState(trx, id, states)
+            : locatedQueueState(trx, id, read.row, states);
+        };
         const queue: QueueTransaction = {
-          loadQueueState: (id) => loadQueueState(trx, id, states),
-          loadLocatedQueueState: (id) => loadLocatedQueueState(trx, id, states),
+          loadQueueState: (id) =>
+            opened !== undefined && id === queueId ? loadLocated(id) : loadQueueState(trx, id, states),
+          loadLocatedQueueState: loadLocated,
           saveQueueStep: async (step) => {
-            await saveQueueStep(trx, step);
+            await saveQueueStep(atCommit, step);
             saved.push(step);
           },
           recordDeliveries: (deliveries) => recordDeliveries(trx, deliveries),
@@ -65,7 +89,16 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
           deleteQueue: (id) => deleteQueueRow(trx, id),
         };
         return work(queue);
-      });
+      };
+      const result =
+        pool === undefined
+          ? await db.transaction().execute(async (trx) => {
+              await lockQueue(trx, dialect, queueId);
+              return inTransaction(trx, trx);
+            })
+          : await inPostgresQueueTransaction(pool, queueId, ({ trx, atCommit, opened: row }) =>
+              inTransaction(trx, atCommit, { row }),
+            );
       // Only once committed: a state rolled back must not be taken for the version it would have been.
       for (const { stored, next } of saved) states.set(stored.queueId, stored.version + 1, next);
       return result;

@@ -1,9 +1,13 @@
 // npm run bench:queue — the queue core's step time with 1,000 PRs queued, webhook events processed per
-// second end to end (signed HTTP delivery → translation → step → transaction → answer) on this machine, on
-// SQLite and, when TEST_DATABASE_URL is set, on PostgreSQL (on 10 queues also among 1,000 others), and the queue policies compared by the simulator on
-// the stress day and the typical day, 10 pooled seeds each.
+// second end to end by the built service in its own process (signed HTTP delivery → translation → step →
+// transaction → answer; webhook-load.ts) beside a bare endpoint doing the least with the same deliveries, on
+// SQLite and, when TEST_DATABASE_URL is set, on PostgreSQL (on 10 queues also among 1,000 others), and the queue
+// policies compared by the simulator on the stress day and the typical day, 10 pooled seeds each.
 //   -- --service      the step and webhook figures only, without the simulator's tables
+//   -- --webhooks     the webhook figures only
 //   -- --soak [min]   only the webhook load for that many minutes (default 2), with RSS after 1 min and at the end
+// BENCH_ROUNDS sets the bursts of 3,000 deliveries each server gets in turn (default 3); BENCH_SKIP_BUILD=1 uses the
+// existing build.
 import { performance } from "node:perf_hooks";
 import { step, type QueueEvent, type QueueState } from "../../src/queue/index.ts";
 import { generateDay } from "../../src/simulator/model.ts";
@@ -14,6 +18,7 @@ import { compare } from "../../src/simulator/simulate.ts";
 import { aPr, aQueue, T0 } from "../support/queue-factories.ts";
 import { benchSchedulerScale } from "./scheduler-scale.ts";
 import { benchStateSize } from "./state-size.ts";
+import { buildService } from "./service-process.ts";
 import { benchWebhooks, soakWebhooks } from "./webhook-load.ts";
 import { stressDay, typicalDay } from "../simulator/days.ts";
 
@@ -109,7 +114,9 @@ function benchPolicies(): string[] {
 const args = process.argv.slice(2);
 const dialects = process.env.TEST_DATABASE_URL ? (["sqlite", "postgres"] as const) : (["sqlite"] as const);
 
+buildService();
 console.log("Switchyard queue benchmark (this machine)");
+const webhooksOnly = args.includes("--webhooks");
 const soak = args.indexOf("--soak");
 if (soak >= 0) {
   const minutes = Number(args[soak + 1] ?? 2);
@@ -117,7 +124,7 @@ if (soak >= 0) {
     await soakWebhooks({ dialect: dialects.at(-1)!, queues: 10 }, Number.isFinite(minutes) ? minutes : 2),
   );
 } else {
-  for (const line of benchStep()) console.log(line);
+  if (!webhooksOnly) for (const line of benchStep()) console.log(line);
   for (const dialect of dialects) {
     console.log((await benchWebhooks({ dialect, queues: 1 })).line);
     const tenQueues = await benchWebhooks({ dialect, queues: 10 });
@@ -127,7 +134,7 @@ if (soak >= 0) {
       console.log((await benchWebhooks({ dialect, queues, everyEventChanges: true })).line);
     }
   }
-  console.log(await benchSchedulerScale());
-  console.log(benchStateSize());
-  if (!args.includes("--service")) for (const line of benchPolicies()) console.log(line);
+  if (!webhooksOnly) console.log(await benchSchedulerScale());
+  if (!webhooksOnly) console.log(benchStateSize());
+  if (!webhooksOnly && !args.includes("--service")) for (const line of benchPolicies()) console.log(line);
 }

@@ -1,19 +1,33 @@
-// Webhook load for npm run bench:queue: signed status and check_run deliveries on testing runs, 8 at a time from another process
-// (webhook-sender.ts), end to end (HTTP → translation → step → transaction → answer), on one queue or spread over
-// several, on SQLite or PostgreSQL, and with the database also holding 1,000 other queues (the scale target: within
-// 2× of the figures without them). The scheduler's timer runs throughout, as in the service (its first poll before
-// the load).
+// Webhook load for npm run bench:queue: signed status and check_run deliveries on testing runs, 8 at a time from another
+// process (webhook-sender.ts), end to end (HTTP → translation → step → transaction → answer), on one queue or spread
+// over several, on SQLite or PostgreSQL, and with the database also holding 1,000 other queues (the scale target:
+// within 2× of the figures without them). The service runs as users run it: built (`node dist/src/main.js`), its own
+// process, the real HTTP server, the default log level with its output written to a file. GitHub is the fake
+// (src/sandbox/github-server.ts) over HTTP in this process: its CPU is not the service's, whose CPU is read from
+// /proc. Beside it, in turns (service, bare, service, bare, …), runs a bare Fastify 5 endpoint doing the least a
+// webhook endpoint must do with the same deliveries (bare-webhooks.ts: signature, parse, and one durable insert for
+// deliveries that change a queue, one read for those that change nothing).
 import { type ChildProcess, fork } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import type { Dialect } from "../../src/store/database.ts";
-import { recordRepository } from "../../src/store/repositories.ts";
+import pg from "pg";
+import { type GitHubServer, startGitHubServer } from "../../src/sandbox/github-server.ts";
+import type { FakeRepository } from "../../src/sandbox/fake-github/index.ts";
+import { type Dialect, openMigratedDatabase } from "../../src/store/database.ts";
+import { recordRepository, rememberRepository } from "../../src/store/repositories.ts";
+import { createToken } from "../../src/store/tokens.ts";
+import { testPrivateKey, testWebhookSecret } from "../support/github-app.ts";
 import { T0 } from "../support/queue-factories.ts";
-import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
-import type { SendOrder, SendReport } from "./webhook-sender.ts";
+import { deliverWebhook } from "../support/webhooks.ts";
 import { fillQueues, prsPerQueue, queueCount } from "./queues-at-scale.ts";
+import { cpuMs, distCommand, memoryMiB, startService, stop } from "./service-process.ts";
+import type { SendOrder, SendReport } from "./webhook-sender.ts";
 
 const concurrentDeliveries = 8;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 interface Delivery {
   name: string;
@@ -31,64 +45,104 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** The sha under test of the run that tests the PR numbered `prNumber` of the queue on `branch`. */
-async function testingSha(scenario: Scenario, branch: string, prNumber: number): Promise<string> {
-  const pr = (
-    await scenario.api("getSubmittedPullRequest", { repo, targetBranch: branch, pr: { number: prNumber } })
-  ).body;
-  const details = (
-    await scenario.api("getMergeQueueTestingDetails", { repo, targetBranch: branch, testRunId: pr.testRunId })
-  ).body;
-  if (typeof details.testBranchSha !== "string") throw new Error(`no run is testing on ${branch}`);
-  return details.testBranchSha;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** The service under load: its process, where it listens, and the fake GitHub's repository. */
+interface ServiceUnderLoad {
+  child: ChildProcess;
+  url: string;
+  github: GitHubServer;
+  repo: FakeRepository;
+  repoRef: { host: string; owner: string; name: string };
+  api(path: string, body: Record<string, unknown>): Promise<any>;
+  /** Delivers the webhooks the fake GitHub emitted so far, in order; answers how many there were. */
+  deliverWebhooks(): Promise<number>;
+}
+
+/** A fresh database of `dialect`: a SQLite file in `dir`, or a PostgreSQL schema of its own (TEST_DATABASE_URL). */
+async function freshDatabase(dialect: Dialect, dir: string, name: string) {
+  if (dialect === "sqlite") return { url: `file:${join(dir, `${name}.db`)}`, drop: async () => undefined };
+  const base = process.env.TEST_DATABASE_URL!;
+  const schema = `switchyard_bench_${name.replace(/\W/g, "_")}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`drop schema if exists ${schema} cascade`);
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(base);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
 }
 
 /** `queues` queues, each with 4 PRs queued and testing; the shas their runs test. */
-async function testingQueues(scenario: Scenario, queues: number): Promise<string[]> {
+async function testingQueues(service: ServiceUnderLoad, queues: number): Promise<string[]> {
+  const { repo, repoRef } = service;
   const branches = Array.from({ length: queues }, (_, q) => (q === 0 ? "main" : `release-${q}`));
   let prNumber = 0;
   for (const branch of branches) {
-    if (branch !== "main") scenario.repo.createBranch(branch);
-    await scenario.api("createQueue", {
-      repo,
+    if (branch !== "main") repo.createBranch(branch);
+    await service.api("createQueue", {
+      repo: repoRef,
       targetBranch: branch,
       requiredStatuses: ["ci"],
       concurrency: 4,
     });
     for (let n = 1; n <= 4; n++) {
       prNumber++;
-      scenario.repo.openPullRequest({
+      repo.openPullRequest({
         number: prNumber,
         base: branch,
         title: `Change ${prNumber}`,
         author: "alice",
         files: { [`src/${prNumber}.ts`]: "x" },
       });
-      await scenario.api("submitPullRequest", { repo, targetBranch: branch, pr: { number: prNumber } });
+      await service.api("submitPullRequest", {
+        repo: repoRef,
+        targetBranch: branch,
+        pr: { number: prNumber },
+      });
     }
   }
-  await scenario.settle();
-  const shas = [];
-  for (const [q, branch] of branches.entries()) shas.push(await testingSha(scenario, branch, 4 * q + 1));
+  // The service creates each run's branch on GitHub; GitHub's webhooks about it tell the service its sha.
+  const shas: string[] = [];
+  const deadline = performance.now() + 60_000;
+  for (const [q, branch] of branches.entries()) {
+    for (;;) {
+      await service.deliverWebhooks();
+      const pr = await service.api("getSubmittedPullRequest", {
+        repo: repoRef,
+        targetBranch: branch,
+        pr: { number: 4 * q + 1 },
+      });
+      const details =
+        typeof pr.testRunId === "string"
+          ? await service.api("getMergeQueueTestingDetails", {
+              repo: repoRef,
+              targetBranch: branch,
+              testRunId: pr.testRunId,
+            })
+          : {};
+      if (typeof details.testBranchSha === "string") {
+        shas.push(details.testBranchSha);
+        break;
+      }
+      if (performance.now() > deadline) throw new Error(`no run is testing on ${branch} after a minute`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
   return shas;
 }
 
-/** Sends the deliveries from the sender process and waits for its report. */
-function deliver(sender: ChildProcess, order: Omit<SendOrder, "concurrency">): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const failed = () => reject(new Error("the webhook sender failed"));
-    sender.once("exit", failed);
-    sender.once("message", (report: SendReport) => {
-      sender.off("exit", failed);
-      const latencies = [...report.latencies].sort((a, b) => a - b);
-      resolve({ events: latencies.length, seconds: report.seconds, latencies });
-    });
-    sender.send({ ...order, concurrency: concurrentDeliveries });
-  });
-}
-
 /**
- * Deliveries per burst, after the warm-up's: the burst sends fresh ones, never the warm-up's again. The warm-up is
+ * Deliveries per burst, after the warm-up's: each burst sends fresh ones, never the warm-up's again. The warm-up is
  * long enough for the JIT to settle: after 500, the process's first burst still cost half as much CPU again.
  */
 const warmUpDeliveries = 2000;
@@ -99,22 +153,21 @@ const burstDeliveries = 3000;
  * check runs of 50 other jobs created and then completed. None is required but `ci`, whose own check run starts on
  * every commit and never completes, so that the runs stay in flight (and the check suite incomplete) throughout.
  */
-function ciDeliveries(scenario: Scenario, shas: readonly string[], count: number): Delivery[] {
+function ciDeliveries(repo: FakeRepository, shas: readonly string[], count: number): Delivery[] {
   const deliveries: Delivery[] = [];
   const add = (delivery: Delivery) => deliveries.push({ name: delivery.name, payload: delivery.payload });
-  for (const sha of shas) scenario.repo.reportCheckRun(sha, "ci", { status: "in_progress" }).forEach(add);
+  for (const sha of shas) repo.reportCheckRun(sha, "ci", { status: "in_progress" }).forEach(add);
   const checkRuns = shas.map((sha) =>
     (function* () {
       for (let job = 0; ; job = (job + 1) % 50) {
-        yield* scenario.repo.reportCheckRun(sha, `check-${job}`, { status: "queued" });
-        yield* scenario.repo.reportCheckRun(sha, `check-${job}`, { conclusion: "success" });
+        yield* repo.reportCheckRun(sha, `check-${job}`, { status: "queued" });
+        yield* repo.reportCheckRun(sha, `check-${job}`, { conclusion: "success" });
       }
     })(),
   );
   for (let i = 0; deliveries.length < count; i++) {
     const q = i % shas.length;
-    if (Math.floor(i / shas.length) % 2 === 0)
-      add(scenario.repo.reportStatus(shas[q]!, `job-${i % 50}`, "pending"));
+    if (Math.floor(i / shas.length) % 2 === 0) add(repo.reportStatus(shas[q]!, `job-${i % 50}`, "pending"));
     else add(checkRuns[q]!.next().value!);
   }
   return deliveries;
@@ -125,11 +178,11 @@ function ciDeliveries(scenario: Scenario, shas: readonly string[], count: number
  * to success, then pending again (a re-run) and so on, so that each report is newer than the one the run holds. No
  * delivery is inert: each is stepped and saved.
  */
-function changingDeliveries(scenario: Scenario, shas: readonly string[], count: number): Delivery[] {
+function changingDeliveries(repo: FakeRepository, shas: readonly string[], count: number): Delivery[] {
   return Array.from({ length: count }, (_, i) => {
     const job = Math.floor(i / shas.length) % 50;
     const round = Math.floor(i / (shas.length * 50));
-    const delivery = scenario.repo.reportStatus(
+    const delivery = repo.reportStatus(
       shas[i % shas.length]!,
       `job-${job}`,
       round % 2 === 0 ? "pending" : "success",
@@ -150,41 +203,133 @@ export interface LoadOptions {
 /** Queues of the scale that test their first PR, as many as the load's: the scheduler looks at those. */
 const runningAtScale = 10;
 
+type Send = (
+  target: { url: string },
+  order: Omit<SendOrder, "concurrency" | "url" | "deliveries">,
+) => Promise<LoadResult>;
+
+/** Sends the deliveries from the sender process and waits for its report. */
+function deliver(sender: ChildProcess, order: Omit<SendOrder, "concurrency">): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const failed = () => reject(new Error("the webhook sender failed"));
+    sender.once("exit", failed);
+    sender.once("message", (report: SendReport) => {
+      sender.off("exit", failed);
+      const latencies = [...report.latencies].sort((a, b) => a - b);
+      resolve({ events: latencies.length, seconds: report.seconds, latencies });
+    });
+    sender.send({ ...order, concurrency: concurrentDeliveries });
+  });
+}
+
+/**
+ * The service (built, its own process) on a fresh database against the fake GitHub, its queues testing, and the
+ * bare endpoint beside it; `work` sends the deliveries to either. Everything is stopped and dropped afterwards.
+ */
 async function withLoad<T>(
   { dialect, queues, atScale = false, everyEventChanges = false }: LoadOptions,
-  work: (
-    send: (order: Omit<SendOrder, "concurrency" | "url" | "deliveries">) => Promise<LoadResult>,
-  ) => Promise<T>,
+  deliveryCount: number,
+  work: (send: Send, service: ServiceUnderLoad, bare: { url: string; child: ChildProcess }) => Promise<T>,
 ): Promise<T> {
-  const scenario = await startScenario({ dialect });
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-queue-"));
+  const github = await startGitHubServer();
+  const repo = github.fake.createRepository("acme/widgets", {
+    installationId: 4242,
+    files: { "README.md": "# widgets\n", "src/a.ts": "a\n", "src/b.ts": "b\n" },
+  });
+  github.fake.takeWebhooks();
+  const repoRef = { host: github.host, owner: "acme", name: "widgets" };
+  const database = await freshDatabase(dialect, dir, "service");
+  const bareDatabase = await freshDatabase(dialect, dir, "bare");
+  const children: ChildProcess[] = [];
   const sender = fork(fileURLToPath(new URL("./webhook-sender.ts", import.meta.url)), {
     execArgv: ["--import", "tsx"],
   });
   try {
-    if (atScale) {
-      const big = await recordRepository(
-        scenario.store.db,
-        { host: "github.com", owner: "acme", name: "big" },
-        T0,
-      );
-      await fillQueues(scenario.store, big, (queue) => queue < runningAtScale);
+    const store = await openMigratedDatabase(database.url);
+    let token: string;
+    try {
+      await rememberRepository(store.db, { ...repoRef, installationId: 4242 }, Date.now());
+      ({ token } = await createToken(store.db, {
+        organization: "acme",
+        owners: [],
+        host: github.host,
+        now: Date.now(),
+      }));
+      if (atScale) {
+        const big = await recordRepository(store.db, { host: github.host, owner: "acme", name: "big" }, T0);
+        await fillQueues(store, big, (queue) => queue < runningAtScale);
+      }
+    } finally {
+      await store.close();
     }
-    const shas = await testingQueues(scenario, queues);
-    // The service polls GitHub as it starts, then every POLL_INTERVAL_SECONDS (60 s, longer than a burst). The
-    // first poll happens before the deliveries are made: the fake GitHub holds every report of the load from then
-    // on, and a poll reading them all would leave the deliveries nothing to change.
-    await scenario.server.engine.scheduler.runOnce({ poll: true });
-    const deliveries = (everyEventChanges ? changingDeliveries : ciDeliveries)(
-      scenario,
-      shas,
-      warmUpDeliveries + burstDeliveries,
+    const { child, port } = await startService(
+      distCommand,
+      {
+        DATABASE_URL: database.url,
+        APP_ID: "1",
+        PRIVATE_KEY: testPrivateKey(),
+        WEBHOOK_SECRET: testWebhookSecret,
+        GHE_HOST: github.host,
+        GHE_PROTOCOL: "http",
+      },
+      join(dir, "service.log"),
     );
-    scenario.fake.takeWebhooks();
-    scenario.server.engine.scheduler.start();
-    return await work((order) => deliver(sender, { ...order, url: scenario.server.url, deliveries }));
+    children.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    const service: ServiceUnderLoad = {
+      child,
+      url,
+      github,
+      repo,
+      repoRef,
+      async api(path, body) {
+        const response = await fetch(`${url}/v1/${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-token": token },
+          body: JSON.stringify(body),
+        });
+        const answer = await response.json();
+        if (!response.ok) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+        return answer;
+      },
+      async deliverWebhooks() {
+        const webhooks = github.fake.takeWebhooks();
+        for (const webhook of webhooks) {
+          const response = await deliverWebhook(url, webhook.name, webhook.payload, webhook.id);
+          if (response.status >= 400)
+            throw new Error(`webhook ${webhook.name} answered ${response.status}: ${await response.text()}`);
+        }
+        return webhooks.length;
+      },
+    };
+    const shas = await testingQueues(service, queues);
+    // The service polled GitHub as it started (before any queue existed) and polls again every
+    // POLL_INTERVAL_SECONDS (60 s by default, longer than the load): the reports made below reach it only as the
+    // deliveries sent. The webhooks the fake emits while making them are those deliveries: not sent twice.
+    const deliveries = (everyEventChanges ? changingDeliveries : ciDeliveries)(repo, shas, deliveryCount);
+    github.fake.takeWebhooks();
+    const bare = await startService(
+      [
+        process.execPath,
+        "--import",
+        "tsx",
+        "test/bench/bare-webhooks.ts",
+        bareDatabase.url,
+        testWebhookSecret,
+      ],
+      {},
+    );
+    children.push(bare.child);
+    const send: Send = (target, order) => deliver(sender, { ...order, url: target.url, deliveries });
+    return await work(send, service, { url: `http://127.0.0.1:${bare.port}`, child: bare.child });
   } finally {
     sender.kill();
-    await scenario.close();
+    for (const child of children) await stop(child);
+    await github.close();
+    await database.drop();
+    await bareDatabase.drop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -206,37 +351,81 @@ export interface WebhookFigures {
   line: string;
 }
 
+interface Burst extends LoadResult {
+  rate: number;
+  cpuMicros: number;
+}
+
+/** One burst to `target` (a process): events/s, answer times and the process's CPU time per event. */
+async function burst(
+  send: Send,
+  target: { url: string; pid: number },
+  from: number,
+  runId: string,
+): Promise<Burst> {
+  const cpuBefore = cpuMs(target.pid);
+  const result = await send(target, { count: burstDeliveries, from, runId });
+  return {
+    ...result,
+    rate: result.events / result.seconds,
+    cpuMicros: ((cpuMs(target.pid) - cpuBefore) * 1000) / result.events,
+  };
+}
+
+/** The deliveries each load needs: the warm-up's, then a fresh burst per turn. */
+const deliveriesNeeded = warmUpDeliveries + rounds * burstDeliveries;
+
 /**
- * One burst of 3,000 deliveries after 2,000 that warm up; events per second and answer times, and beside them
+ * Both processes warmed up with 2,000 deliveries, then `rounds` bursts of 3,000 each (BENCH_ROUNDS, default 3), in
+ * turns; the service's events per second, answer times and CPU per event (medians of its bursts) beside the bare
+ * endpoint's, and beside them
  * `without`'s, the same load's figures without what these options add (the scale).
  */
 export async function benchWebhooks(options: LoadOptions, without?: WebhookFigures): Promise<WebhookFigures> {
-  return withLoad(options, async (send) => {
-    await send({ count: warmUpDeliveries, runId: "warm" });
-    const cpu = process.cpuUsage();
-    const burst = { count: burstDeliveries, from: warmUpDeliveries, runId: "bench" };
-    const { events, seconds, latencies } = await send(burst);
-    const { user, system } = process.cpuUsage(cpu);
+  return withLoad(options, deliveriesNeeded, async (send, service, bare) => {
+    const serviceTarget = { url: service.url, pid: service.child.pid! };
+    const bareTarget = { url: bare.url, pid: bare.child.pid! };
+    await send(serviceTarget, { count: warmUpDeliveries, runId: "warm" });
+    await send(bareTarget, { count: warmUpDeliveries, runId: "warm" });
+    const services: Burst[] = [];
+    const bares: Burst[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const from = warmUpDeliveries + round * burstDeliveries;
+      services.push(await burst(send, serviceTarget, from, `bench${round}`));
+      bares.push(await burst(send, bareTarget, from, `bench${round}`));
+    }
+    const load = loadavg()[0]!.toFixed(2);
+    const latencies = services.flatMap((s) => s.latencies).sort((a, b) => a - b);
     const p = (q: number) => percentile(latencies, q).toFixed(1);
+    const rate = median(services.map((s) => s.rate));
+    const bareRate = median(bares.map((s) => s.rate));
+    // The ratio of each turn, the service's burst over the bare burst right after it, weighs both under the same
+    // load; the median of those is the figure (the machine's load swings between turns more than the ratio does).
+    const turnRatios = services.map((s, i) => s.rate / bares[i]!.rate);
+    const cpu = median(services.map((s) => s.cpuMicros));
+    const bareCpu = median(bares.map((s) => s.cpuMicros));
     const figures = {
-      eventsPerSecond: Math.round(events / seconds),
+      eventsPerSecond: Math.round(rate),
       p99Ms: percentile(latencies, 99),
-      cpuMicrosPerEvent: Math.round((user + system) / events),
+      cpuMicrosPerEvent: Math.round(cpu),
     };
     const beside =
       without === undefined
         ? ""
         : `; without them ${without.eventsPerSecond} events/s, p99 ${without.p99Ms.toFixed(1)} ms, ${without.cpuMicrosPerEvent} µs per event (CPU ×${(figures.cpuMicrosPerEvent / without.cpuMicrosPerEvent).toFixed(2)})`;
-    const line = `webhooks end to end (${describe(options)}): ${figures.eventsPerSecond} events/s (${events} in ${seconds.toFixed(2)} s), answer p50 ${p(50)} ms, p99 ${p(99)} ms, service CPU ${figures.cpuMicrosPerEvent} µs per event${beside}`;
+    const line =
+      `webhooks end to end (${describe(options)}): ${figures.eventsPerSecond} events/s vs bare ${Math.round(bareRate)}, ` +
+      `median of the turns' ratios ${median(turnRatios).toFixed(2)} (turns ${turnRatios.map((r) => r.toFixed(2)).join(" ")}), answer p50 ${p(50)} ms, p99 ${p(99)} ms, ` +
+      `service CPU ${figures.cpuMicrosPerEvent} µs per event vs bare ${bareCpu.toFixed(0)} µs = ${(bareCpu / cpu).toFixed(2)}; load average ${load}${beside}`;
     return { ...figures, line };
   });
 }
 
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-
-/** The load for `minutes`: RSS after the first minute and at the end (no leak: within 20%). */
+/** The load for `minutes`: the service's RSS after the first minute and at the end (no leak: within 20%). */
 export async function soakWebhooks(options: LoadOptions, minutes: number): Promise<string> {
-  return withLoad(options, async (send) => {
+  return withLoad(options, deliveriesNeeded, async (send, service) => {
+    const target = { url: service.url };
+    const pid = service.child.pid!;
     const started = performance.now();
     const endsAt = started + minutes * 60_000;
     let rssAfterMinute: number | undefined;
@@ -244,18 +433,17 @@ export async function soakWebhooks(options: LoadOptions, minutes: number): Promi
     let round = 0;
     while (performance.now() < endsAt) {
       const durationMs = Math.min(10_000, endsAt - performance.now());
-      const { events } = await send({ durationMs, runId: `soak${round++}` });
+      const { events } = await send(target, { durationMs, runId: `soak${round++}` });
       total += events;
-      if (rssAfterMinute === undefined && performance.now() - started >= 60_000) {
-        rssAfterMinute = process.memoryUsage().rss;
-      }
+      if (rssAfterMinute === undefined && performance.now() - started >= 60_000)
+        rssAfterMinute = memoryMiB(pid);
     }
-    const end = process.memoryUsage().rss;
+    const end = memoryMiB(pid);
     const seconds = (performance.now() - started) / 1000;
     const growth =
       rssAfterMinute === undefined
         ? "n/a"
         : `${(((end - rssAfterMinute) / rssAfterMinute) * 100).toFixed(1)}%`;
-    return `webhook soak (${describe(options)}) for ${minutes} min: ${Math.round(total / seconds)} events/s, RSS after 1 min ${rssAfterMinute === undefined ? "n/a" : mib(rssAfterMinute)}, at the end ${mib(end)} (${growth})`;
+    return `webhook soak (${describe(options)}) for ${minutes} min: ${Math.round(total / seconds)} events/s, service RSS after 1 min ${rssAfterMinute === undefined ? "n/a" : `${rssAfterMinute.toFixed(0)} MiB`}, at the end ${end.toFixed(0)} MiB (${growth}); load average ${loadavg()[0]!.toFixed(2)}`;
   });
 }

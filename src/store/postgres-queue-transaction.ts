@@ -1,0 +1,145 @@
+// A queue's transaction on PostgreSQL in three round trips where Kysely's took seven: the opening, the reads and
+// writes whose answers the step needs, and the closing.
+// - The opening sends `begin`, the queue's advisory lock and the read of where the queue is and which version of
+//   its state is saved as one simple query of three statements. Each statement takes its own snapshot (read
+//   committed), so the read runs after the lock is held and sees everything its previous holder committed, as a
+//   read after a separate lock statement does.
+// - The closing sends the step's saved state, commands and projections (writes whose answers nobody reads) with
+//   `commit`, again as one simple query: a failing write fails the commit, so all of it is saved or none.
+// A simple query of several statements takes no parameters: the values are sent as literals, each escaped by the
+// driver's own escapeLiteral from the text the driver would have sent as the parameter.
+import { Kysely, PostgresDialect, type Transaction } from "kysely";
+import type * as pg from "pg";
+import { createRequire } from "node:module";
+import type { LocatedQueueState } from "../ports/queue-persistence.ts";
+import { locatedVersionQuery } from "./queue-states.ts";
+import type { Database } from "./schema.ts";
+
+/** The row `locatedVersionQuery` reads: where the queue is, and its saved version and next command number. */
+export type LocatedVersion = LocatedQueueState["location"] & { version: number; nextCommandSeq: number };
+
+/**
+ * The text the driver sends for a parameter's value (dates, arrays, buffers and objects each in their form). Loaded
+ * on first use: a process on SQLite never loads the driver.
+ */
+let prepareValue: ((value: unknown) => unknown) | undefined;
+
+/** `value` as an SQL literal that PostgreSQL reads as it would read the parameter. */
+function literal(client: pg.PoolClient, value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "number" && Number.isSafeInteger(value))
+    return value < 0 ? `(${value})` : String(value);
+  prepareValue ??= (
+    createRequire(import.meta.url)("pg/lib/utils") as { prepareValue(value: unknown): unknown }
+  ).prepareValue;
+  const text = prepareValue(value);
+  return text === null ? "null" : client.escapeLiteral(String(text));
+}
+
+/** The compiled statement with its parameters in place, as literals. */
+function inline(client: pg.PoolClient, text: string, values: readonly unknown[] = []): string {
+  return text.replace(/\$(\d+)/g, (_, place: string) => literal(client, values[Number(place) - 1]));
+}
+
+/** What one pooled client holds: a Kysely on it, and one whose writes wait for the commit, with their SQL. */
+interface HeldClient {
+  db: Transaction<Database>;
+  deferring: Transaction<Database>;
+  deferred: string[];
+}
+
+const held = new WeakMap<pg.PoolClient, HeldClient>();
+
+/**
+ * A Kysely that runs every query with `query` and never gives the client back to the pool. Used only between
+ * `begin` and `commit`, it is a transaction in all but Kysely's bookkeeping, and typed as one so that the functions
+ * that must run inside a transaction accept it.
+ */
+function kyselyWith(query: (text: string, values?: unknown[]) => Promise<unknown>): Transaction<Database> {
+  const connection = { query, release: () => undefined };
+  const pool = { connect: async () => connection, end: async () => undefined };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
+  return db as unknown as Transaction<Database>;
+}
+
+function holdClient(client: pg.PoolClient): HeldClient {
+  let found = held.get(client);
+  if (found === undefined) {
+    const deferred: string[] = [];
+    found = {
+      // A query after deferred writes must see them: they go first, in a round trip of their own.
+      db: kyselyWith(async (text, values) => {
+        if (deferred.length > 0) await client.query(deferred.splice(0).join(";\n"));
+        return client.query(text, values);
+      }),
+      deferring: kyselyWith(async (text, values) => {
+        deferred.push(inline(client, text, values));
+        return { command: "DEFERRED", rowCount: 0, rows: [] };
+      }),
+      deferred,
+    };
+    held.set(client, found);
+  }
+  return found;
+}
+
+/** The located read's SQL, the same on every PostgreSQL connection: compiled once. */
+let locatedReadSql: string | undefined;
+
+/** The opening statements, with the queue's id in place of the located read's one parameter. */
+function openingSql(db: Kysely<Database>, client: pg.PoolClient, queueId: string): string {
+  if (locatedReadSql === undefined) {
+    const read = locatedVersionQuery(db, "").compile();
+    if (read.parameters.length !== 1 || read.sql.split("$1").length !== 2) {
+      throw new Error("the located read must take exactly the queue's id");
+    }
+    locatedReadSql = read.sql;
+  }
+  const id = client.escapeLiteral(queueId);
+  return `begin; select pg_advisory_xact_lock(hashtextextended(${id}, 0)); ${locatedReadSql.replace("$1", id)}`;
+}
+
+/** What a queue's transaction on PostgreSQL works with. */
+export interface PostgresQueueTransaction {
+  /** Runs each query at once. */
+  trx: Transaction<Database>;
+  /**
+   * Runs writes at the commit (or before the next query of `trx`), answering nothing (no rows, no count): only for
+   * writes whose answers nobody reads.
+   */
+  atCommit: Transaction<Database>;
+  /** What the opening read found: undefined when there is no such queue. */
+  opened: LocatedVersion | undefined;
+}
+
+/**
+ * Runs `work` in a transaction holding the queue's lock, on one client of `pool`. Committed, with the writes `work`
+ * left for the commit, when `work` resolves; rolled back when it or the commit fails.
+ */
+export async function inPostgresQueueTransaction<T>(
+  pool: pg.Pool,
+  queueId: string,
+  work: (transaction: PostgresQueueTransaction) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  const { db, deferring, deferred } = holdClient(client);
+  deferred.length = 0;
+  try {
+    const results = (await client.query(openingSql(db, client, queueId))) as unknown as pg.QueryResult[];
+    const opened = results[2]!.rows[0] as LocatedVersion | undefined;
+    const result = await work({ trx: db, atCommit: deferring, opened });
+    await client.query([...deferred, "commit"].join(";\n"));
+    client.release();
+    return result;
+  } catch (error) {
+    // A client whose rollback fails (its connection gone) is not given to the next user: the pool drops it.
+    const broken = await client.query("rollback").then(
+      () => undefined,
+      (failed: Error) => failed,
+    );
+    client.release(broken);
+    throw error;
+  } finally {
+    deferred.length = 0;
+  }
+}
