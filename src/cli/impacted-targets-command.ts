@@ -9,16 +9,13 @@ import { CliError, type ClientContext } from "./io.ts";
 import { pullRequestOfEvent } from "./pull-request-event.ts";
 import { RequiredValues } from "./required-values.ts";
 import { postToService } from "./service-client.ts";
+import { addServiceOptions, type ServiceOptions } from "./service-options.ts";
 import { checkServiceUrl, ownerAndName, repoHost } from "./upload-metadata.ts";
 
-interface ImpactedTargetsOptions {
+interface ImpactedTargetsOptions extends ServiceOptions {
   target?: string[];
   targetsFile?: string;
   all?: boolean;
-  url?: string;
-  token?: string;
-  repo?: string;
-  repoHost?: string;
   targetBranch?: string;
   prNumber?: string;
   prSha?: string;
@@ -33,7 +30,7 @@ interface ImpactedTargetsAnswer {
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerImpactedTargetsCommand(program: Command, context: ClientContext): void {
-  program
+  const command = program
     .command("set-impacted-targets")
     .description("set the build/test targets a pull request impacts, for parallel queues")
     .option("--target <name...>", "an impacted target (repeatable)", collect)
@@ -41,14 +38,8 @@ export function registerImpactedTargetsCommand(program: Command, context: Client
       "--targets-file <path>",
       "a file of impacted targets, one a line (blank lines and # comments ignored)",
     )
-    .option("--all", "the pull request impacts every target")
-    .option("--url <url>", "the Switchyard service (env SWITCHYARD_URL)")
-    .option("--token <token>", "an API token (env SWITCHYARD_TOKEN)")
-    .option("--repo <owner/name>", "the repository (env GITHUB_REPOSITORY)")
-    .option(
-      "--repo-host <host>",
-      "the repository's GitHub host (default: that of GITHUB_SERVER_URL, or github.com)",
-    )
+    .option("--all", "the pull request impacts every target");
+  addServiceOptions(command)
     .option(
       "--target-branch <name>",
       "the queue's branch (default: the PR's base from the event, or GITHUB_BASE_REF)",

@@ -4,14 +4,12 @@ import type { Command } from "commander";
 import { readCiEnvironment } from "./ci-environment.ts";
 import type { ClientContext } from "./io.ts";
 import { RequiredValues } from "./required-values.ts";
+import { addServiceOptions, type ServiceOptions } from "./service-options.ts";
 import { postToService } from "./service-client.ts";
+import { textTableLines } from "./text-table.ts";
 import { checkServiceUrl, ownerAndName, repoHost } from "./upload-metadata.ts";
 
-interface QueuesOptions {
-  url?: string;
-  token?: string;
-  repo?: string;
-  repoHost?: string;
+interface QueuesOptions extends ServiceOptions {
   json?: boolean;
 }
 
@@ -26,16 +24,7 @@ interface QueueSummary {
 }
 
 export function registerQueuesCommand(program: Command, context: ClientContext): void {
-  program
-    .command("queues")
-    .description("list a repository's merge queues")
-    .option("--url <url>", "the Switchyard service (env SWITCHYARD_URL)")
-    .option("--token <token>", "an API token (env SWITCHYARD_TOKEN)")
-    .option("--repo <owner/name>", "the repository (env GITHUB_REPOSITORY)")
-    .option(
-      "--repo-host <host>",
-      "the repository's GitHub host (default: that of GITHUB_SERVER_URL, or github.com)",
-    )
+  addServiceOptions(program.command("queues").description("list a repository's merge queues"))
     .option("--json", "print the service's answer as JSON")
     .action(async (options: QueuesOptions) => {
       const env = readCiEnvironment();
@@ -73,14 +62,7 @@ function queuesTable(repository: string, queues: readonly QueueSummary[]): strin
       queue.batch ? "on" : "off",
     ]),
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join("  ")
-        .trimEnd(),
-    )
+  return textTableLines(rows)
     .map((line) => `${line}\n`)
     .join("");
 }

@@ -9,6 +9,7 @@ import {
   type TokenSummary,
 } from "../store/tokens.ts";
 import { CliError, type CliContext } from "./io.ts";
+import { textTableLines } from "./text-table.ts";
 
 async function withStore<T>(context: CliContext, action: (store: Store) => Promise<T>): Promise<T> {
   const store = await openMigratedDatabase(context.config().databaseUrl);
@@ -37,15 +38,7 @@ function formatTable(tokens: TokenSummary[]): string {
       t.revokedAt === null ? "active" : `revoked ${time(t.revokedAt)}`,
     ]),
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+  return textTableLines(rows).join("\n");
 }
 
 export function registerTokenCommands(program: Command, context: CliContext): void {
