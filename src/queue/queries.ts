@@ -22,10 +22,8 @@ export function acceptsNewSubmissions(state: QueueState): boolean {
  */
 export function nextDeadline(state: QueueState): number | null {
   const deadlines = [
-    ...inProgressRuns(state).flatMap((run) => [
-      testingDeadline(state, run),
-      evidenceDeadline(run) ?? Infinity,
-    ]),
+    // A run whose failure only waits for test results is past its testing timeout's reach (onTick).
+    ...inProgressRuns(state).map((run) => evidenceDeadline(run) ?? testingDeadline(state, run)),
     ...mergeabilityRechecks(state).map(({ at }) => at),
     batchWaitDeadline(state) ?? Infinity,
     proofBudgetDeadline(state) ?? Infinity,
