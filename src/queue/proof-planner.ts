@@ -68,7 +68,9 @@ function candidates(state: QueueState, now: number): PullRequestEntry[] {
 export function proofBudgetDeadline(state: QueueState): number | null {
   if (!usesProofPlanner(state.settings) || !canStartRuns(state)) return null;
   if (state.merging !== null || inProgressRuns(state).length > 0) return null;
-  const proven = state.line.map((prNumber) => entry(state, prNumber)).filter((pr) => pr.state === "tests_passed");
+  const proven = state.line
+    .map((prNumber) => entry(state, prNumber))
+    .filter((pr) => pr.state === "tests_passed");
   const waiting = [...waitingForRun(state), ...proven];
   const frees = waiting.flatMap((pr) => {
     const at = testBudgetFreesAt(state, [pr.number]);
@@ -130,12 +132,7 @@ function suspectPlan(
  * with are still to be decided; a fresh PR goes with the fresh PRs behind it up to the group size, but a risky
  * one (odds of being broken above RISKY) goes alone. Null: nothing can start.
  */
-export function nextGroup(
-  state: QueueState,
-  rates: QueueRates,
-  slots: number,
-  now: number,
-): number[] | null {
+export function nextGroup(state: QueueState, rates: QueueRates, slots: number, now: number): number[] | null {
   const waiting = candidates(state, now);
   const waitingNumbers = new Set(waiting.map((pr) => pr.number));
   const fresh = waiting.filter((pr) => !isSuspect(pr));
@@ -227,7 +224,9 @@ export function startProofRuns(draft: QueueDraft): void {
     slots--;
   }
   const proven = draft.state.line.filter((prNumber) => entry(draft.state, prNumber).state === "tests_passed");
-  const withinBudget = proven.every((prNumber) => !heldBack(draft.state, entry(draft.state, prNumber), draft.now));
+  const withinBudget = proven.every(
+    (prNumber) => !heldBack(draft.state, entry(draft.state, prNumber), draft.now),
+  );
   if (slots > 0 && proven.length > 0 && withinBudget && !provenCovered(draft.state, provenPrs(draft.state))) {
     startRun(draft, proven, undefined, { dependsOn: [], freshCommits: true });
   }

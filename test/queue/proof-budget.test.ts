@@ -11,7 +11,11 @@ function starts(state: QueueState, prNumber: number): number {
 
 describe("the proof planner's test budget", () => {
   it("holds a PR restarted over and over after its starts of the hour, and starts it when the hour is over", () => {
-    let state = step(aQueue({ optimizationMode: "separate_proof", requiredStatuses: ["ci"] }), aPr(7), T0).state;
+    let state = step(
+      aQueue({ optimizationMode: "separate_proof", requiredStatuses: ["ci"] }),
+      aPr(7),
+      T0,
+    ).state;
     expect(state.prs[7]?.state).toBe("testing");
     for (let minute = 1; minute <= TEST_STARTS_PER_HOUR; minute++) {
       state = step(state, { type: "restart_requested", prNumber: 7 }, T0 + minute * MINUTE).state;
