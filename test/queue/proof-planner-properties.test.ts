@@ -33,7 +33,7 @@ describe("the proof planner over random event sequences", () => {
       }),
       { numRuns: 100 },
     );
-  });
+  }, 120_000);
 
   it("comes to rest with every PR merged, failed or cancelled, no broken PR merged and no branch left", () => {
     fc.assert(
@@ -45,5 +45,5 @@ describe("the proof planner over random event sequences", () => {
       }),
       { numRuns: 100 },
     );
-  });
+  }, 120_000);
 });
