@@ -18,7 +18,7 @@ import {
 import { mergeNext, type MergePlan } from "./merging.ts";
 import { testBudgetFreesAt } from "./restart-budget.ts";
 import { compareQueueOrder } from "./ordering.ts";
-import { isProven, isSuspect } from "./proof-verdicts.ts";
+import { isProven, isSuspect, putMembersBack } from "./proof-verdicts.ts";
 import { endRun, inProgressRuns, retireRun } from "./run-lifecycle.ts";
 import { canStartRuns, startRun } from "./runs.ts";
 import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
@@ -280,12 +280,15 @@ export function planProofLanding(draft: QueueDraft): void {
   const detail = `Run ${best.run.id}, which holds it, passed on ${state.targetBranch}; it lands with it.`;
   for (const runId of landingRuns) {
     endRun(draft, runId, "cancelled", "superseded", detail);
-    for (const tested of state.runs[runId]?.prs ?? []) {
-      const pr = entry(draft.state, tested.number);
+    for (const prNumber of best.prNumbers) {
+      const pr = entry(draft.state, prNumber);
       if (pr.state === "testing" && pr.testRunId === runId) {
-        transition(draft, tested.number, "tests_passed", "tests_passed", detail);
+        transition(draft, prNumber, "tests_passed", "tests_passed", detail);
       }
     }
+    // The others tested with them learned nothing: a suspect among them stays one.
+    const why = `Run ${runId} was cancelled: run ${best.run.id} lands PRs it held. It is tested again.`;
+    putMembersBack(draft, state.runs[runId] as TestRun, "pr_ahead_requeued", why);
   }
   mergeNext(draft, best);
 }
