@@ -19,7 +19,7 @@ await build({
   entryPoints: {
     main: path("../src/main.ts"),
     "cli/main": path("../src/cli/main.ts"),
-    "report-reader-thread": path("../src/health/report-reader-thread.ts"),
+    "report-reader-thread": path("../src/test-reports/report-reader-thread.ts"),
   },
   outdir: process.argv[2] ?? path("../dist/src"),
   bundle: true,

@@ -7,9 +7,17 @@ import { GitHubCommandExecutor } from "./github/github-commands.ts";
 import { GitHubGateway } from "./github/gateway.ts";
 import { githubInstallations, registerInstallationWebhooks } from "./github/installations.ts";
 import { registerQueueWebhooks } from "./github/webhooks/webhook-handlers.ts";
-import { scheduleTestHealthMaintenance } from "./health-use-cases/maintenance.ts";
-import { storedRepositoryFacts } from "./health-use-cases/checkout-facts.ts";
+import { scheduleTestHealthMaintenance } from "./test-health-use-cases/maintenance.ts";
+import { storedRepositoryFacts } from "./test-health-use-cases/checkout-facts.ts";
 import { MergeQueueEngine } from "./runner/engine.ts";
+import {
+  deliveryClaimsOn,
+  httpEdgePorts,
+  impactedTargetsOn,
+  queueDirectoryOn,
+  repositoryRecordsOn,
+  statusCommentsOn,
+} from "./edge-ports.ts";
 import type { Store } from "./store/database.ts";
 import { pullRequestUrl, queuePageUrl } from "./urls.ts";
 import packageJson from "../package.json" with { type: "json" };
@@ -33,17 +41,20 @@ export function switchyardApp({
   startScheduler = true,
 }: AppDependencies): ApplicationFunction {
   return async (app, { addHandler }) => {
-    const { engine, github, repositoryFacts } = await mountService(app, addHandler, {
+    const { engine, github, repositoryFacts, submissionReads } = await mountService(app, addHandler, {
       config,
       store,
       clock,
       githubAppRegistered: true,
     });
     onEngine?.(engine);
-    registerInstallationWebhooks(app, store, config.githubHost, clock);
+    registerInstallationWebhooks(app, repositoryRecordsOn(store), config.githubHost, clock);
     registerQueueWebhooks(app, {
-      store,
-      engine,
+      queues: engine,
+      queueDirectory: queueDirectoryOn(store),
+      repositories: repositoryRecordsOn(store),
+      deliveries: deliveryClaimsOn(store),
+      submissionReads,
       github,
       githubHost: config.githubHost,
       log: app.log,
@@ -82,7 +93,7 @@ export async function mountService(
     store,
     clock,
     log: app.log,
-    executor: new GitHubCommandExecutor(github, store, (location, prNumber) =>
+    executor: new GitHubCommandExecutor(github, statusCommentsOn(store), (location, prNumber) =>
       queuePageUrl(config, location, prNumber),
     ),
     github,
@@ -92,13 +103,19 @@ export async function mountService(
     schedule: { tickIntervalMs: 1_000, pollIntervalMs: config.pollIntervalSeconds * 1000 },
   });
   const repositoryFacts = storedRepositoryFacts(store);
+  const submissionReads = {
+    branchHead: github.branchHead.bind(github),
+    ciReports: github.ciReports.bind(github),
+    impactedTargets: impactedTargetsOn(store),
+  };
   const api = await buildApi(
     {
+      ...httpEdgePorts(store),
       config,
-      store,
       installations: githubInstallations(app),
       github,
-      engine,
+      queues: engine,
+      submissionReads,
       repositoryFacts,
       log: app.log,
       clock,
@@ -107,5 +124,5 @@ export async function mountService(
     { githubAppRegistered: options.githubAppRegistered },
   );
   addHandler?.(apiHandler(api));
-  return { engine, github, repositoryFacts };
+  return { engine, github, repositoryFacts, submissionReads };
 }

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { registerAuthentication } from "./api/auth.ts";
-import type { ApiDependencies } from "./http/dependencies.ts";
+import type { EdgeDependencies } from "./http/dependencies.ts";
 import { isJsonContentType, registerJsonBodyParser } from "./http/json-body.ts";
 import { loggableUrl, requestIdOf } from "./http/request-log.ts";
 import { lazySchemaCompilers } from "./api/lazy-schema-compilers.ts";
@@ -20,10 +20,10 @@ import {
 } from "./http/problem.ts";
 import { Refusal } from "./ports/refusals.ts";
 import { registerAutoQuarantineRoutes } from "./api/routes/auto-quarantine.ts";
-import { registerFlakyTestRoutes } from "./api/routes/flaky-tests.ts";
+import { registerTestHealthRoutes } from "./api/routes/test-health-routes.ts";
 import { registerMetricsRoutes } from "./api/routes/metrics.ts";
-import { registerPullRequestRoutes } from "./api/routes/pull-requests.ts";
-import { registerQueueRoutes } from "./api/routes/queues.ts";
+import { registerPullRequestRoutes } from "./api/routes/submission-routes.ts";
+import { registerQueueRoutes } from "./api/routes/queue-routes.ts";
 import { registerTestRunRoutes } from "./api/routes/test-runs.ts";
 import { lowercaseEnumValues } from "./api/schema-types.ts";
 import { sharedSchemas } from "./api/schemas.ts";
@@ -31,7 +31,7 @@ import { sharedSchemas } from "./api/schemas.ts";
 export const apiPrefix = "/v1";
 
 export async function buildApi(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   version: string,
   options: { githubAppRegistered: boolean } = { githubAppRegistered: true },
 ): Promise<FastifyInstance> {
@@ -52,7 +52,7 @@ export async function buildApi(
     if (problem.retryAfterSeconds !== undefined)
       reply.header("retry-after", String(problem.retryAfterSeconds));
     if (problem.status >= 500) {
-      // contract 2: a 500 says nothing about internals; the request id in the log and the body links them.
+      // docs/api.md#errors: a 500 says nothing about internals; the request id in the log and the body links them.
       const url = loggableUrl(request.url);
       deps.log.error({ err: error, requestId: request.id, url }, "API request failed");
       problem = new Problem(problem.status, problem.code, `${problem.message} (request ${request.id})`);
@@ -71,7 +71,7 @@ export async function buildApi(
   });
   api.addHook("preValidation", async (request) => {
     if (request.method !== "POST" || request.routeOptions.config.takesForm === true) return;
-    // contract 1: a POST must be JSON even when it has no body at all.
+    // docs/api.md#conventions: a POST must be JSON even when it has no body at all.
     if (!isJsonContentType(request.headers["content-type"])) {
       throw new Problem(
         415,
@@ -99,7 +99,7 @@ export async function buildApi(
         registerTestRunRoutes(queue, deps);
         registerMetricsRoutes(queue, deps);
       });
-      registerFlakyTestRoutes(v1, deps);
+      registerTestHealthRoutes(v1, deps);
       registerAutoQuarantineRoutes(v1, deps);
     },
     { prefix: apiPrefix },

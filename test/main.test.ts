@@ -197,7 +197,7 @@ describe.each(entries)(
     });
 
     it("stores a JUnit upload, read on its reader thread, against a GitHub Enterprise host", async () => {
-      // GitHub answers the installation's token and the repository's default branch (contract 7.3).
+      // GitHub answers the installation's token and the repository's default branch (docs/test-health.md#classification).
       const github = createServer((request, response) => {
         const reply = (status: number, body: unknown) =>
           response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));

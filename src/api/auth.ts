@@ -1,10 +1,9 @@
-// x-api-token authentication (contract 3): every /v1 route but the OpenAPI document needs a valid token. A token is
+// x-api-token authentication (docs/api.md#tokens-and-organizations): every /v1 route but the OpenAPI document needs a valid token. A token is
 // bound to its secret and its organization only: neither the Host the service is reached by nor any X-Forwarded-*
 // header takes part, so a token keeps working behind a proxy or under another DNS name.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Principal } from "../store/tokens.ts";
-import { authenticate } from "../store/tokens.ts";
-import type { ApiDependencies } from "../http/dependencies.ts";
+import type { Principal } from "../ports/api-tokens.ts";
+import type { EdgeDependencies } from "../http/dependencies.ts";
 import { Problem } from "../http/problem.ts";
 import { TokenRateLimit } from "./rate-limit.ts";
 
@@ -20,7 +19,7 @@ declare module "fastify" {
   }
 }
 
-export function registerAuthentication(api: FastifyInstance, deps: ApiDependencies): void {
+export function registerAuthentication(api: FastifyInstance, deps: EdgeDependencies): void {
   const perMinute = deps.config.apiRateLimitPerMinute;
   const rateLimit = perMinute === null ? null : new TokenRateLimit(perMinute);
   api.decorateRequest("principal", null);
@@ -39,7 +38,7 @@ export function registerAuthentication(api: FastifyInstance, deps: ApiDependenci
         "missing x-api-token header: create a token with `switchyard token create`",
       );
     }
-    const principal = await authenticate(deps.store.db, presented, deps.clock());
+    const principal = await deps.tokens.authenticate(presented, deps.clock());
     if (principal === null)
       throw new Problem(401, "unauthenticated", "the x-api-token is unknown or revoked");
     rateLimit?.take(principal.tokenId, deps.clock());

@@ -1,16 +1,10 @@
 // The queue a request names: its repository (checked by repo-access) and its target branch.
-import type { QueueRef } from "../store/queues.ts";
-import {
-  findInstalledRepositoryQueue,
-  findQueueVersion,
-  type VersionedQueueRef,
-} from "../store/queue-versions.ts";
-import type { Repository } from "../store/repositories.ts";
-import type { Principal } from "../store/tokens.ts";
+import type { QueueRef, QueueSnapshot, VersionedQueueRef } from "../ports/queue-records.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
+import type { Principal } from "../ports/api-tokens.ts";
 import type { QueueState } from "../queue/index.ts";
-import type { ApiDependencies } from "../http/dependencies.ts";
+import type { EdgeDependencies } from "../http/dependencies.ts";
 import { notFound } from "../http/problem.ts";
-import type { QueueSnapshot } from "../store/queue-storage.ts";
 import { coveredRepository, knownRepository } from "./repo-access.ts";
 import type { RepoRef } from "./schemas.ts";
 
@@ -42,7 +36,7 @@ export type RepositoryLookUp = typeof knownRepository;
 
 /** The queue a request names, without its state: what a read answered from the cache needs. */
 export async function resolveQueueVersion(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   principal: Principal,
   target: { repo: RepoRef; targetBranch: string },
   lookUp: RepositoryLookUp = knownRepository,
@@ -55,7 +49,7 @@ export async function resolveQueueVersion(
 
 /** The queue a request names, with its state as saved at the version read, or later. */
 export async function resolveQueue(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   principal: Principal,
   target: { repo: RepoRef; targetBranch: string },
   lookUp: RepositoryLookUp = knownRepository,
@@ -65,22 +59,22 @@ export async function resolveQueue(
 }
 
 /** The state of the queue `access` names, as saved at its version or later. */
-export async function snapshotOf(deps: ApiDependencies, access: QueueVersionAccess): Promise<QueueSnapshot> {
-  const snapshot = await deps.store.queueSnapshot(access.queue.id, access.version);
+export async function snapshotOf(deps: EdgeDependencies, access: QueueVersionAccess): Promise<QueueSnapshot> {
+  const snapshot = await deps.queueRecords.queueSnapshot(access.queue.id, access.version);
   if (snapshot === undefined) throw queueNotFound(access.repository, access.queue.branch);
   return snapshot;
 }
 
 /** In one query when the repository is known to be installed and has the queue, as it mostly is. */
 async function findRepositoryQueue(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   principal: Principal,
   target: { repo: RepoRef; targetBranch: string },
   lookUp: RepositoryLookUp,
 ): Promise<{ repository: Repository; queue: VersionedQueueRef | undefined }> {
   const covered = coveredRepository(deps, principal, target.repo);
-  const known = await findInstalledRepositoryQueue(deps.store.db, covered, target.targetBranch);
+  const known = await deps.queueRecords.findInstalledRepositoryQueue(covered, target.targetBranch);
   if (known !== undefined) return known;
   const repository = await lookUp(deps, principal, target.repo);
-  return { repository, queue: await findQueueVersion(deps.store.db, repository.id, target.targetBranch) };
+  return { repository, queue: await deps.queueRecords.findQueueVersion(repository.id, target.targetBranch) };
 }

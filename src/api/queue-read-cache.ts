@@ -2,9 +2,9 @@
 // kept per process, serialised, until the queue's next step: serialising its records was most of the time a read
 // request took once the parsed state is shared (see QueueStateReads in the store).
 import type { FastifyReply } from "fastify";
-import type { Store } from "../store/database.ts";
+import type { QueueRecords } from "../ports/queue-records.ts";
 import type { QueueState } from "../queue/index.ts";
-import type { ApiDependencies } from "../http/dependencies.ts";
+import type { EdgeDependencies } from "../http/dependencies.ts";
 import { type QueueVersionAccess, snapshotOf } from "./queue-access.ts";
 
 /**
@@ -45,14 +45,14 @@ class QueueReadCache {
 
 const answerName = (queueId: string, version: number, key: string) => `${queueId}\n${version}\n${key}`;
 
-const caches = new WeakMap<Store, QueueReadCache>();
+const caches = new WeakMap<QueueRecords, QueueReadCache>();
 
-/** The cache of the process's reads on `store`. */
-function queueReadCache(store: Store): QueueReadCache {
-  let cache = caches.get(store);
+/** The cache of the process's reads through `records`. */
+function queueReadCache(records: QueueRecords): QueueReadCache {
+  let cache = caches.get(records);
   if (cache === undefined) {
     cache = new QueueReadCache();
-    caches.set(store, cache);
+    caches.set(records, cache);
   }
   return cache;
 }
@@ -66,12 +66,12 @@ function queueReadCache(store: Store): QueueReadCache {
  */
 export async function sendQueueAnswer(
   reply: FastifyReply,
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   access: QueueVersionAccess,
   key: string,
   render: (state: QueueState) => unknown,
 ): Promise<FastifyReply> {
-  const cache = queueReadCache(deps.store);
+  const cache = queueReadCache(deps.queueRecords);
   const queueId = access.queue.id;
   let json = cache.get(queueId, access.version, key);
   if (json === undefined) {

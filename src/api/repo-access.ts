@@ -1,18 +1,11 @@
-// Which repository a request is about, and whether the token may touch it (contract 3 and 4).
+// Which repository a request is about, and whether the token may touch it (docs/api.md#tokens-and-organizations, #merge-queue-endpoints).
 import type { FastifyRequest } from "fastify";
-import {
-  findRepository,
-  findRepositoryInstallation,
-  forgetRepositoryInstallation,
-  recordRepository,
-  rememberRepository,
-  type Repository,
-} from "../store/repositories.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
 import { GitHubUnavailable } from "../ports/github-failures.ts";
-import type { Principal } from "../store/tokens.ts";
+import type { Principal } from "../ports/api-tokens.ts";
 import { organizationCovers } from "../http/organization-access.ts";
 import { principalOf } from "./auth.ts";
-import type { ApiDependencies } from "../http/dependencies.ts";
+import type { EdgeDependencies } from "../http/dependencies.ts";
 import { Problem } from "../http/problem.ts";
 import type { RepoRef } from "./schemas.ts";
 
@@ -24,12 +17,12 @@ import type { RepoRef } from "./schemas.ts";
  * expiry, in which case GitHub's failure leaves the known installation in use.
  */
 export async function resolveRepository(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   principal: Principal,
   ref: RepoRef,
 ): Promise<Repository> {
   const covered = coveredRepository(deps, principal, ref);
-  const found = await findRepositoryInstallation(deps.store.db, covered);
+  const found = await deps.repositories.findRepositoryInstallation(covered);
   if (found !== undefined && found.installationId !== null) {
     const { installationLearnedAt, ...known } = found;
     if (deps.clock() - installationLearnedAt < installationExpiryMs) return known;
@@ -37,18 +30,18 @@ export async function resolveRepository(
   }
   const installed = await deps.installations.findInstallation(covered);
   if (installed === null) throw repoNotInstalled(covered);
-  return rememberRepository(deps.store.db, installed, deps.clock());
+  return deps.repositories.rememberRepository(installed, deps.clock());
 }
 
 /** How long an installation learned from GitHub is used before a command asks GitHub again. */
 export const installationExpiryMs = 60 * 60 * 1000;
 
 async function refreshInstallation(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   ref: RepoRef,
   known: Repository,
 ): Promise<Repository> {
-  let installed: Awaited<ReturnType<ApiDependencies["installations"]["findInstallation"]>>;
+  let installed: Awaited<ReturnType<EdgeDependencies["installations"]["findInstallation"]>>;
   try {
     installed = await deps.installations.findInstallation(ref);
   } catch (error) {
@@ -56,10 +49,10 @@ async function refreshInstallation(
     throw error;
   }
   if (installed === null) {
-    await forgetRepositoryInstallation(deps.store.db, known, deps.clock());
+    await deps.repositories.forgetRepositoryInstallation(known, deps.clock());
     throw repoNotInstalled(ref);
   }
-  return rememberRepository(deps.store.db, installed, deps.clock());
+  return deps.repositories.rememberRepository(installed, deps.clock());
 }
 
 /**
@@ -69,12 +62,12 @@ async function refreshInstallation(
  * the repository), so what is asked of it is not found, as its answer says.
  */
 export async function knownRepository(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   principal: Principal,
   ref: RepoRef,
 ): Promise<Repository> {
   const covered = coveredRepository(deps, principal, ref);
-  return (await findRepository(deps.store.db, covered)) ?? unrecorded(covered);
+  return (await deps.repositories.findRepository(covered)) ?? unrecorded(covered);
 }
 
 /** A repository no row holds: nothing is found in it. */
@@ -90,8 +83,8 @@ function repoNotInstalled(ref: RepoRef): Problem {
   );
 }
 
-/** contract 3: the repository `ref`, on this service's GitHub host and covered by the token's organization. */
-export function coveredRepository(deps: ApiDependencies, principal: Principal, ref: RepoRef): RepoRef {
+/** The repository `ref` (docs/api.md#tokens-and-organizations), on this service's GitHub host and covered by the token's organization. */
+export function coveredRepository(deps: EdgeDependencies, principal: Principal, ref: RepoRef): RepoRef {
   const host = ref.host.toLowerCase();
   if (host !== deps.config.githubHost) {
     throw new Problem(
@@ -111,13 +104,13 @@ export function coveredRepository(deps: ApiDependencies, principal: Principal, r
 }
 
 /**
- * contract 3: a test-health request's org_url_slug must be the token's organization, and the repo one it covers.
+ * docs/api.md#tokens-and-organizations: a test-health request's org_url_slug must be the token's organization, and the repo one it covers.
  * Test health needs no GitHub App and never asks GitHub: the repository is the one the request names. Only an
  * upload or a repository setting records it (`record`); any other request about a repository never named before
  * finds nothing in it (an unrecorded repository, whose id no row holds), so a refused request writes nothing.
  */
 export async function testHealthRepository(
-  deps: ApiDependencies,
+  deps: EdgeDependencies,
   request: FastifyRequest,
   body: { repo: RepoRef; org_url_slug: string },
   options: { record: boolean } = { record: false },
@@ -131,6 +124,6 @@ export async function testHealthRepository(
     );
   }
   const ref = coveredRepository(deps, principal, body.repo);
-  if (options.record) return recordRepository(deps.store.db, ref, deps.clock());
-  return (await findRepository(deps.store.db, ref)) ?? unrecorded(ref);
+  if (options.record) return deps.repositories.recordRepository(ref, deps.clock());
+  return (await deps.repositories.findRepository(ref)) ?? unrecorded(ref);
 }

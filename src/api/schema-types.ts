@@ -1,5 +1,5 @@
 // Schema builders shared by every route. Enums are plain JSON Schema `enum`s so that requests can be
-// normalised to lowercase before validation (contract 1: requests accept any case).
+// normalised to lowercase before validation (requests accept any case: docs/api.md#conventions).
 import { type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
 
 export function LowercaseEnum<const T extends readonly string[]>(

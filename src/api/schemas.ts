@@ -47,7 +47,7 @@ const adaptiveBatchingDescription =
   "extension, default false: with batch on, the batch size follows the share of PRs that failed in the last " +
   "3 hours (fewer PRs per batch while failures are frequent), at most batchingMinSize";
 
-/** Every setting of contract 4, and the extensions; all optional in createQueue and updateQueue. */
+/** Every setting of a queue (docs/queue.md#settings); all optional in createQueue and updateQueue. */
 export const QueueSettingsInput = {
   mode: Type.Optional(LowercaseEnum(queueModes)),
   concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
@@ -285,7 +285,7 @@ export const TestRunRecord = Type.Object(
   { $id: "TestRunRecord" },
 );
 
-/** contract 1: `pr.number` as an integer or a string of digits (a widely used upload script sends a string). */
+/** `pr.number` (docs/api.md#conventions) as an integer or a string of digits (a widely used upload script sends a string). */
 export const PrNumber = Type.Union([
   Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
   Type.String({ pattern: "^[1-9][0-9]{0,9}$" }),

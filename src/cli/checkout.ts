@@ -1,10 +1,10 @@
 // The repository the upload commands run in: where it is checked out, and what the checkout tells test health
-// about it (contract 7.3 default branch, 7.5 CODEOWNERS), so that the service never needs to ask GitHub.
+// about it (default branch and CODEOWNERS: docs/test-health.md#uploading-results-from-ci), so that the service never needs to ask GitHub.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CODEOWNERS_PATHS, MAX_CODEOWNERS_BYTES } from "../health/codeowners.ts";
+import { CODEOWNERS_PATHS, MAX_CODEOWNERS_BYTES } from "../test-health/index.ts";
 
 /** The top of the git checkout around `cwd`, else `cwd` itself (no git, or not in a checkout). */
 export function checkoutRoot(cwd: string): string {

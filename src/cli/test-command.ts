@@ -1,4 +1,4 @@
-// switchyard test -- <command…> (contract 7.1): runs a test command, uploads the JUnit reports it wrote, and exits 0
+// switchyard test -- <command…> (docs/test-health.md#uploading-results-from-ci): runs a test command, uploads the JUnit reports it wrote, and exits 0
 // when the command failed only because of quarantined tests. Whatever goes wrong with the upload (no service, no
 // token, no reports), the command's own exit code stands: the wrapper never makes a build greener or redder by
 // failing itself.

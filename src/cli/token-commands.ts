@@ -1,4 +1,4 @@
-// switchyard token create|list|revoke (contract 3 and 8).
+// switchyard token create|list|revoke (docs/api.md#tokens-and-organizations, docs/cli.md#commands).
 import type { Command } from "commander";
 import { openMigratedDatabase, type Store } from "../store/database.ts";
 import {

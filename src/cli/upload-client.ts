@@ -1,4 +1,4 @@
-// Finds JUnit reports and uploads them to POST /v1/flaky-tests/upload (contract 7.1), in as many requests as the
+// Finds JUnit reports and uploads them to POST /v1/flaky-tests/upload (docs/test-health.md#uploading-results-from-ci), in as many requests as the
 // service's 20 MiB body limit needs; a single report over the limit goes in parts (report-parts.ts). Each request is
 // stored all or nothing, and once whatever the retries (it carries an idempotency key); reports are read one request
 // at a time, so memory stays bounded by the limit (and the largest report) whatever the number of reports.
@@ -9,7 +9,7 @@ import { splitReport } from "./report-parts.ts";
 import { postToService } from "./service-client.ts";
 import type { UploadTarget } from "./upload-metadata.ts";
 
-/** The service refuses bodies over 20 MiB (contract 1); the margin is for JSON's punctuation. */
+/** The service refuses bodies over 20 MiB (docs/api.md#conventions); the margin is for JSON's punctuation. */
 const MAX_BODY_BYTES = 20 * 1024 * 1024 - 64 * 1024;
 
 /** Where test runners write JUnit reports by default (Surefire/Gradle, jest-junit, common CI conventions). */

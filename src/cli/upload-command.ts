@@ -1,4 +1,4 @@
-// switchyard upload --junit-paths <glob>… (contract 7.1): uploads JUnit reports with the run's metadata.
+// switchyard upload --junit-paths <glob>… (docs/test-health.md#uploading-results-from-ci): uploads JUnit reports with the run's metadata.
 import type { Command } from "commander";
 import { CliError, type ClientContext } from "./io.ts";
 import { findReports, type UploadSummary, uploadReports } from "./upload-client.ts";

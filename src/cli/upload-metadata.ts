@@ -1,4 +1,4 @@
-// What an upload says about the test run (contract 7.1), from command line flags or else the CI environment
+// What an upload says about the test run (docs/test-health.md#uploading-results-from-ci), from command line flags or else the CI environment
 // (GitHub Actions' variables), and where it goes (the service URL and token).
 import { resolve } from "node:path";
 import type { Command } from "commander";

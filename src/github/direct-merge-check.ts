@@ -1,4 +1,4 @@
-// Contract 5.9: the facts deciding a direct merge, read from GitHub for one PR head on one target head. The
+// docs/queue.md#direct-merge: the facts deciding a direct merge, read from GitHub for one PR head on one target head. The
 // queue core judges them (see src/queue/direct-merge.ts); this only reads.
 import type { QueueCommand, QueueEvent } from "../queue/index.ts";
 import { classifyGitHubFailure, githubMessage } from "../ports/github-failures.ts";

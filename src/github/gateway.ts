@@ -6,12 +6,12 @@ import type { OpenPullRequest, RepoAddress } from "../ports/github-reads.ts";
 import type { InstallationOctokit } from "./octokit.ts";
 import { type ResolvedStatuses, resolveRequiredStatuses } from "./required-statuses.ts";
 import { checkRunReport, commitStatusReport } from "./check-payloads.ts";
-import { readBranchRules } from "./branch-rules.ts";
+import { readBranchRules } from "./branch-rule-reads.ts";
 import { BranchRulesCache } from "./branch-rules-cache.ts";
 
 export class NotInstalledError extends Error {}
 
-/** contract 5.1: mergeable true and not dirty, blocked or draft; null while GitHub computes it. */
+/** docs/queue.md#readiness: mergeable true and not dirty, blocked or draft; null while GitHub computes it. */
 export function mergeabilityOf(pr: {
   mergeable: boolean | null;
   mergeable_state: string;
@@ -114,12 +114,12 @@ export class GitHubGateway {
     return head;
   }
 
-  /** The required statuses of a target branch, as a run resolves them (contract 5.3). */
+  /** The required statuses of a target branch, as a run resolves them (docs/queue.md#required-statuses). */
   async requiredStatuses(repo: RepoAddress, targetBranch: string): Promise<ResolvedStatuses> {
     return resolveRequiredStatuses(await this.octokit(repo), repo.owner, repo.name, targetBranch);
   }
 
-  /** Everything CI reported on a commit: check runs and commit statuses (polling, contract 5.3). */
+  /** Everything CI reported on a commit: check runs and commit statuses (polling, docs/queue.md#reliability). */
   async ciReports(repo: RepoAddress, sha: string): Promise<StatusReport[]> {
     const octokit = await this.octokit(repo);
     const target = { owner: repo.owner, repo: repo.name, ref: sha, per_page: 100 };

@@ -2,8 +2,7 @@
 // again after a crash, so "already exists", "already merged" and "not found" on delete count as success.
 import type { MergeFailure, QueueCommand, QueueEvent } from "../queue/index.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
-import type { Store } from "../store/database.ts";
-import { findCommentId, rememberComment } from "../store/pull-request-comments.ts";
+import type { StatusComments } from "../ports/status-comments.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
 import { classifyGitHubFailure, githubMessage } from "../ports/github-failures.ts";
 import type { GitHubGateway } from "./gateway.ts";
@@ -20,7 +19,7 @@ const statusOf = (error: unknown) => (error as { status?: number }).status;
 export class GitHubCommandExecutor implements CommandExecutor {
   constructor(
     private readonly github: GitHubGateway,
-    private readonly store: Store,
+    private readonly comments: StatusComments,
     /** The PR's place on its queue's page, linked from its commit status and comment. */
     private readonly queuePageOf: (location: QueueLocation, prNumber: number) => string,
   ) {}
@@ -87,14 +86,14 @@ export class GitHubCommandExecutor implements CommandExecutor {
     }
   }
 
-  /** One comment per submission, edited in place (contract 5.10); re-posted only if someone deleted it. */
+  /** One comment per submission, edited in place (docs/queue.md#what-the-pr-shows); re-posted only if someone deleted it. */
   async #upsertComment(
     octokit: InstallationOctokit,
     repo: { owner: string; repo: string },
     queueId: string,
     command: Command<"upsert_pr_comment">,
   ): Promise<void> {
-    const known = await findCommentId(this.store.db, command.submissionId);
+    const known = await this.comments.findCommentId(command.submissionId);
     if (known !== undefined) {
       try {
         await octokit.rest.issues.updateComment({ ...repo, comment_id: known, body: command.body });
@@ -108,7 +107,7 @@ export class GitHubCommandExecutor implements CommandExecutor {
       issue_number: command.prNumber,
       body: command.body,
     });
-    await rememberComment(this.store.db, { submissionId: command.submissionId, queueId, commentId: data.id });
+    await this.comments.rememberComment({ submissionId: command.submissionId, queueId, commentId: data.id });
   }
 }
 
@@ -150,7 +149,7 @@ async function targetHead(octokit: InstallationOctokit, repo: Repo, branch: stri
   return data.object.sha;
 }
 
-/** merge_commit (contract 5.4): the target branch moves to the tested commit itself, never by force. */
+/** merge_commit (docs/queue.md#merging): the target branch moves to the tested commit itself, never by force. */
 async function fastForwardTarget(
   octokit: InstallationOctokit,
   repo: Repo,
@@ -224,7 +223,7 @@ async function ownUnsignedCommit(
   return data.commit.verification?.verified === false ? { retest: true } : {};
 }
 
-/** squash / rebase (contract 5.4): GitHub's merge API, only for the tested head on the expected target. */
+/** squash / rebase (docs/queue.md#merging): GitHub's merge API, only for the tested head on the expected target. */
 async function mergePullRequest(
   octokit: InstallationOctokit,
   repo: Repo,

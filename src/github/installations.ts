@@ -2,8 +2,7 @@
 // date by installation webhooks.
 import type { Probot } from "probot";
 import type { InstallationDirectory, RepositoryRef } from "../ports/github-reads.ts";
-import type { Store } from "../store/database.ts";
-import { forgetInstallation, rememberRepository } from "../store/repositories.ts";
+import type { RepositoryRecords } from "../ports/repository-records.ts";
 import { GitHubUnavailable } from "../ports/github-failures.ts";
 import type { Clock } from "../ports/clock.ts";
 
@@ -36,10 +35,15 @@ function refsOf(host: string, repositories: RepoPayload[] | undefined): Reposito
   });
 }
 
-export function registerInstallationWebhooks(app: Probot, store: Store, host: string, clock: Clock): void {
+export function registerInstallationWebhooks(
+  app: Probot,
+  records: Pick<RepositoryRecords, "rememberRepository" | "forgetInstallation">,
+  host: string,
+  clock: Clock,
+): void {
   const remember = async (installationId: number, repositories: RepoPayload[] | undefined) => {
     for (const ref of refsOf(host, repositories)) {
-      await rememberRepository(store.db, { ...ref, installationId }, clock());
+      await records.rememberRepository({ ...ref, installationId }, clock());
     }
   };
   app.on("installation.created", async ({ payload }) => {
@@ -49,11 +53,10 @@ export function registerInstallationWebhooks(app: Probot, store: Store, host: st
     await remember(payload.installation.id, payload.repositories_added);
   });
   app.on("installation.deleted", async ({ payload }) => {
-    await forgetInstallation(store.db, payload.installation.id, undefined, clock());
+    await records.forgetInstallation(payload.installation.id, undefined, clock());
   });
   app.on("installation_repositories.removed", async ({ payload }) => {
-    await forgetInstallation(
-      store.db,
+    await records.forgetInstallation(
       payload.installation.id,
       refsOf(host, payload.repositories_removed),
       clock(),

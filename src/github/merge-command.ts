@@ -1,4 +1,4 @@
-// `/merge` comment commands (contract 5.10): at the start of a line, outside code blocks and quotes.
+// `/merge` comment commands (docs/queue.md#commands): at the start of a line, outside code blocks and quotes.
 import { parsePriority } from "../queue/index.ts";
 
 export type MergeCommand =

@@ -1,4 +1,4 @@
-// Where a run's required statuses come from when the queue has no override (contract 5.3): the repo's
+// Where a run's required statuses come from when the queue has no override (docs/queue.md#required-statuses): the repo's
 // `.github/switchyard.yml` (`merge.required_statuses`), else branch protection and rulesets.
 import { parse as parseYaml } from "yaml";
 import type { RequiredStatusesSource } from "../queue/index.ts";

@@ -1,4 +1,4 @@
-// Builds a run's test branch on GitHub (contract 5.3): the base commit, then each PR merged in order, once the
+// Builds a run's test branch on GitHub (docs/queue.md#testing): the base commit, then each PR merged in order, once the
 // run is known to have required statuses. GitHub's merge API dates a merge commit with the time of the merge,
 // so each merge is then made again as a commit of the same tree and parents dated as the queue says: the same
 // merges on the same commit make the same commit in every test branch, and the target can fast-forward from

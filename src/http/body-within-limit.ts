@@ -1,4 +1,4 @@
-// Reading a request body no larger than the limit of contract 1, whatever is done with its chunks.
+// Reading a request body no larger than the limit (docs/api.md#conventions), whatever is done with its chunks.
 import type { IncomingMessage } from "node:http";
 import { bodyLimitBytes } from "./problem.ts";
 

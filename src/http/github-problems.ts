@@ -1,4 +1,4 @@
-// GitHub's failures as answers of the API (contract 2): a request that needed GitHub says which call failed and
+// GitHub's failures as answers of the API (docs/api.md#errors): a request that needed GitHub says which call failed and
 // whether asking again later can help, instead of a 500.
 import {
   callOf,

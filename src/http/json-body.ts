@@ -1,4 +1,4 @@
-// Reads JSON request bodies with the 20 MiB limit of contract 1: an oversized body is refused with 413 as
+// Reads JSON request bodies with the 20 MiB limit (docs/api.md#conventions): an oversized body is refused with 413 as
 // soon as its declared length or the bytes received pass the limit, without buffering it. The rest is read
 // and discarded so the client (still sending) reliably receives the 413, then the connection is closed. A route
 // whose body carries large strings (an upload's reports) names them in its `streamedStrings` config: its body is

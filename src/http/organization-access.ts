@@ -1,6 +1,6 @@
-import type { Principal } from "../store/tokens.ts";
+import type { Principal } from "../ports/api-tokens.ts";
 
-/** contract 3: whether the token's organization covers the GitHub owner `owner` on `host`. */
+/** Whether the token's organization covers the GitHub owner `owner` on `host` (docs/api.md#tokens-and-organizations). */
 export function organizationCovers(principal: Principal, host: string, owner: string): boolean {
   const ownerKey = owner.toLowerCase();
   return principal.owners.some((covered) => covered.host === host && covered.ownerKey === ownerKey);

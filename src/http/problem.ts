@@ -1,4 +1,4 @@
-// RFC 9457 problem details with a stable machine `code` (contract 2).
+// RFC 9457 problem details with a stable machine `code` (docs/api.md#errors).
 import { STATUS_CODES } from "node:http";
 import type { Refusal } from "../ports/refusals.ts";
 

@@ -1,5 +1,5 @@
-// The merge queue metrics of contract 6, computed from the database at each scrape, so every replica answers
-// the same. Names and labels are those of the hosted service the interface document describes (4.1).
+// The merge queue metrics (docs/monitoring.md#merge-queue-metrics), computed from the database at each scrape, so every replica answers
+// the same. Names and labels are those of the hosted merge-queue service whose API Switchyard keeps.
 import type { Kysely } from "kysely";
 import type { RequeueReason } from "../queue/state.ts";
 import type { Database } from "../store/schema.ts";
@@ -29,12 +29,12 @@ import {
 } from "./exposition.ts";
 
 const windowMs = 60 * 60 * 1000;
-/** Contract 6: the buckets of the three duration histograms, in seconds. */
+/** docs/monitoring.md#merge-queue-metrics: the buckets of the three duration histograms, in seconds. */
 const durationBucketsSeconds = [60, 300, 600, 900, 1800, 3600, 5400, 7200] as const;
 const boundsMs = durationBucketsSeconds.map((seconds) => seconds * 1000);
 
 const queueStates = ["running", "paused", "draining", "switching_modes"] as const;
-/** Contract 5.1: PRs "ready or further" make the depth; not_ready ones await mergeability. */
+/** docs/queue.md#pr-states: PRs "ready or further" make the depth; not_ready ones await mergeability. */
 const readyStates = ["pending", "testing", "tests_passed", "pending_failure"] as const;
 const conclusions = ["merged", "failed", "cancelled"] as const;
 /** Runs that ended (the test_runs counter); a run in flight is counted by mq_testing_slots_active instead. */
@@ -43,7 +43,7 @@ const endedRunStatuses = ["succeeded", "failed", "cancelled"] as const;
 const decidedRunStatuses = ["succeeded", "failed"] as const;
 
 /**
- * A restart is a started PR sent back to wait for a new run (contract 5.1 testing → pending, 5.5 retest):
+ * A restart is a started PR sent back to wait for a new run (testing → pending: docs/queue.md#pr-states, #failures):
  * every requeue reason of the core. The record makes the compiler name each new reason here.
  */
 const restartReasons = Object.keys({
@@ -59,8 +59,8 @@ const restartReasons = Object.keys({
 } satisfies Record<RequeueReason, true>);
 
 /**
- * Contract 6 `queue_type`: PRs belong to the queue's main line; test runs to the main line or to the bisection
- * pool (bisection and confirmation runs, contract 5.6), so the run families have a series for each pool.
+ * `queue_type` (docs/monitoring.md#merge-queue-metrics): PRs belong to the queue's main line; test runs to the main line or to the bisection
+ * pool (bisection and confirmation runs: docs/queue.md#bisection), so the run families have a series for each pool.
  */
 const runPools: readonly RunPool[] = ["main", "bisection"];
 /** The counter of each pool's ended runs. */

@@ -1,6 +1,6 @@
 // What the use cases, the API and the pages read from GitHub, and how they learn which installation of the
 // GitHub App serves a repository. src/github/ implements these; failures are those of github-failures.ts.
-import type { BranchRule, PullRequestFacts } from "../queue/index.ts";
+import type { BranchRule, PullRequestFacts, StatusReport } from "../queue/index.ts";
 
 /** A repository as a request or webhook names it (names compare case-insensitively). */
 export interface RepositoryRef {
@@ -33,4 +33,6 @@ export interface GitHubReader {
   branchHead(repo: RepoAddress, branch: string): Promise<string | null>;
   /** The rules GitHub enforces on the branch, from the cache when read lately; `fresh` when read now. */
   branchRules(repo: RepoAddress, branch: string): Promise<{ rules: readonly BranchRule[]; fresh: boolean }>;
+  /** Everything CI reported on a commit: check runs and commit statuses. */
+  ciReports(repo: RepoAddress, sha: string): Promise<StatusReport[]>;
 }

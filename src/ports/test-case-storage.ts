@@ -1,6 +1,6 @@
-// What test health keeps of its test cases (contract 7.2) and their health (7.3, 7.4).
+// What test health keeps of its test cases (docs/test-health.md#test-identity) and their health (#classification, #quarantine).
 // src/store/test-health-storage.ts implements it.
-import type { TestCase, TestCaseHealth } from "../health/test-case.ts";
+import type { TestCase, TestCaseHealth } from "../test-health/index.ts";
 
 /** A repository as test health knows it (from an installation or from an upload). */
 export interface Repository {

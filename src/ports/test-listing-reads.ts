@@ -1,16 +1,16 @@
-// What the test-health listings read from storage (src/health-use-cases/test-listings.ts walks them): how many rows
-// a listing holds as of a snapshot, a page of them, and the secret their page tokens are signed with.
+// What the test-health listings read from storage (src/test-health-use-cases/listing-definitions.ts walks them): how
+// many rows a listing holds as of a snapshot, a page of them, and the secret their page tokens are signed with.
 // src/store/test-listings.ts implements it.
-import type { HealthStatus } from "../health/classification.ts";
 import type {
   FailingTest,
   FailureCountKey,
+  HealthStatus,
   Page,
   PagePosition,
   QuarantineKey,
   StatusChangeKey,
-} from "../health/listings.ts";
-import type { TestCase } from "../health/test-case.ts";
+  TestCase,
+} from "../test-health/index.ts";
 
 /** The failures of a repository that list-failing-tests counts: in [from, to), received by `snapshot`. */
 export interface FailureRange {

@@ -1,6 +1,6 @@
-// What test health keeps of the uploads of JUnit results, their results and failures (contract 7.1, 7.3, 7.5).
+// What test health keeps of the uploads of JUnit results, their results and failures (docs/test-health.md#uploading-results-from-ci, #classification, #listings).
 // src/store/test-health-storage.ts implements it.
-import type { TestRun } from "../health/classification.ts";
+import type { CommonFailure, RunCounts, TestRun } from "../test-health/index.ts";
 
 export interface Upload {
   id: string;
@@ -11,7 +11,7 @@ export interface Upload {
   jobName: string | null;
   variant: string;
   runUrl: string | null;
-  /** The time of each of the upload's results (contract 7.3). */
+  /** The time of each of the upload's results (docs/test-health.md#classification). */
   startedAt: number;
   receivedAt: number;
 }
@@ -22,19 +22,6 @@ export interface UploadResultsContext {
   occurredAt: number;
   repositoryId: string;
   receivedAt: number;
-}
-
-export interface RunCounts {
-  runsLast7d: number;
-  failuresLast7d: number;
-  runsLast24h: number;
-  failuresLast24h: number;
-}
-
-export interface CommonFailure {
-  summary: string;
-  occurrenceCount: number;
-  lastOccurrence: number;
 }
 
 export interface TestResultStorage {
@@ -52,15 +39,15 @@ export interface TestResultStorage {
   ): Promise<void>;
   /** The runs (skipped results excluded) of each test since `since`, in the order classification needs. */
   runHistory(testKeys: readonly number[], since: number): Promise<Map<number, TestRun[]>>;
-  /** contract 7.5: runs and failures of each test in the last 7 days and the last 24 hours before `now`. */
+  /** docs/test-health.md#listings: runs and failures of each test in the last 7 days and the last 24 hours before `now`. */
   runCounts(testKeys: readonly number[], now: number): Promise<Map<number, RunCounts>>;
-  /** contract 7.5: the failures of each test since `since` grouped by summary, most frequent first, top `limit`. */
+  /** docs/test-health.md#listings: the failures of each test since `since` grouped by summary, most frequent first, top `limit`. */
   commonFailures(
     testKeys: readonly number[],
     since: number,
     limit: number,
   ): Promise<Map<number, CommonFailure[]>>;
-  /** contract 7.5: distinct pull requests with a failure of each test since `since`. */
+  /** docs/test-health.md#listings: distinct pull requests with a failure of each test since `since`. */
   pullRequestsImpacted(testKeys: readonly number[], since: number): Promise<Map<number, number>>;
   /** Removes the uploads, results and failures from before `cutoff`; returns how many results went. */
   purgeResults(cutoff: number): Promise<number>;

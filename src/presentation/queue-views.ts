@@ -1,4 +1,4 @@
-// The queue's records as the API and the pages show them (interface 2.2 to 2.4), read from the core's state.
+// The queue's records as the API and the pages show them (docs/api.md#records), read from the core's state.
 import { queuePosition } from "../queue/ordering.ts";
 import { DEFAULT_PRIORITY_NAME, priorityNameOf, skipsTheLine } from "../queue/priority.ts";
 import type { Readiness } from "../queue/readiness.ts";
@@ -24,7 +24,7 @@ function iso(epochMs: number): string {
   return new Date(epochMs).toISOString();
 }
 
-/** An item of getQueue's `enqueuedPullRequests` (interface 2.3). */
+/** An item of getQueue's `enqueuedPullRequests` (docs/api.md#records). */
 export interface EnqueuedPullRequestView {
   readonly id: string;
   readonly prNumber: number;
@@ -40,7 +40,7 @@ export interface EnqueuedPullRequestView {
   readonly usedDefaultPriorityName?: string;
 }
 
-/** The PR record (interface 2.2, contract 4). */
+/** The PR record (docs/api.md#records). */
 export interface PullRequestView extends EnqueuedPullRequestView {
   readonly state: PullRequestState;
   readonly stateReason: StateReason;
@@ -87,7 +87,7 @@ export function pullRequestView(state: QueueState, prNumber: number): PullReques
   };
 }
 
-/** Every non-terminal PR, in queue order (contract 4 getQueue). */
+/** Every non-terminal PR, in queue order (getQueue: docs/api.md#records). */
 export function enqueuedPullRequests(state: QueueState): EnqueuedPullRequestView[] {
   return state.line.map((prNumber) => enqueuedView(state.prs[prNumber] as PullRequestEntry));
 }
@@ -103,7 +103,7 @@ export type QueueView = Omit<QueueSettings, "bisectionConcurrency"> & {
   readonly branchRules: BranchRulesView | null;
 };
 
-/** The queue record (interface 2.3). */
+/** The queue record (docs/api.md#records). */
 export function queueView(state: QueueState): QueueView {
   const { settings } = state;
   return {
@@ -132,11 +132,11 @@ export interface TestRunView {
   readonly createdAt: string;
   readonly status: TestRunStatus;
   readonly dependentPrs: readonly number[];
-  /** Contract 5.7: the union over `dependentPrs` and the tested PRs; ["ALL"] when one of them impacts every target. */
+  /** docs/queue.md#lanes: the union over `dependentPrs` and the tested PRs; ["ALL"] when one of them impacts every target. */
   readonly impactedTargets?: readonly string[];
   /** The same over the tested PRs only. */
   readonly impactedTargetsForTestedPrs?: readonly string[];
-  /** Extension: the pool that ran it, and why (contract 5.5, 5.6). */
+  /** Extension: the pool that ran it, and why (docs/queue.md#bisection, #flakes). */
   readonly purpose: "main" | RunPurpose;
   /** Extension: for a bisection or confirmation run, the failed run whose PRs it tests again. */
   readonly followsUpRunId: string | null;
@@ -146,7 +146,7 @@ export interface TestRunView {
   readonly flakyFailure: boolean;
 }
 
-/** The test run record (interface 2.4); `prUrl` builds a PR's URL, which the core does not know. */
+/** The test run record (docs/api.md#records); `prUrl` builds a PR's URL, which the core does not know. */
 export function testRunView(
   state: QueueState,
   runId: string,
@@ -189,7 +189,7 @@ export function testRunView(
 }
 
 /**
- * Interface 2.4: the run's impacted targets, present only when every PR of it had targets for the head it was
+ * docs/api.md#records: the run's impacted targets, present only when every PR of it had targets for the head it was
  * tested at (a dependency at its current head: a newer head would have abandoned the run). "ALL" absorbs the
  * rest, and is shown as ["ALL"] since the field is a list.
  */

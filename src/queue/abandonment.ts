@@ -38,8 +38,8 @@ function consequence(
 
 /**
  * Takes a started PR out of its runs. Everything built on it loses its predicted base and goes back to
- * waiting (contract 5.1 testing → pending, 5.3, 5.5 "retested without it"), and so do the PRs whose
- * success it vouched for (contract 5.5 optimistic merging): their passing run no longer stands.
+ * waiting (testing → pending, retested without it: docs/queue.md#pr-states, #failures), and so do the PRs whose
+ * success it vouched for (optimistic merging, docs/queue.md#failures): their passing run no longer stands.
  */
 export function releaseStarted(
   draft: QueueDraft,
@@ -69,7 +69,7 @@ export function releaseStarted(
     const run = relevantRun(draft.state, pr);
     const sameRun =
       (ownRun !== null && pr.state === "testing" && pr.testRunId === ownRun) ||
-      // Its failure was seen with this PR in the same run (contract 5.6): it is tested again without it.
+      // Its failure was seen with this PR in the same run (docs/queue.md#bisection): it is tested again without it.
       (pr.state === "pending_failure" && run?.prs.some((tested) => tested.number === prNumber) === true);
     if (sameRun || run?.dependsOn.includes(prNumber)) {
       affected.push({ prNumber: other, ...consequence(prNumber, departure, sameRun) });

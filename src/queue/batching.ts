@@ -1,4 +1,4 @@
-// Contract 5.6: which waiting PRs the next run of the main line tests together.
+// docs/queue.md#batching: which waiting PRs the next run of the main line tests together.
 import { inSameLane } from "./lanes.ts";
 import { waitingPrs } from "./ordering.ts";
 import { skipsTheLine } from "./priority.ts";
@@ -25,7 +25,7 @@ function entry(state: QueueState, prNumber: number): PullRequestEntry {
 }
 
 /**
- * Nothing holds back an urgent PR (contract 5.6), nor one that was tested before and went back to waiting:
+ * Nothing holds back an urgent PR (docs/queue.md#batching), nor one that was tested before and went back to waiting:
  * it already waited its turn once.
  */
 function isHeldByTheWait(pr: PullRequestEntry): boolean {
@@ -65,14 +65,14 @@ export function bestBatchSize(failureRate: number, limit: number): number {
   return best;
 }
 
-/** The target size of the next batch (contract 5.6 `batchingMinSize`, or what adaptive batching chose). */
+/** The target size of the next batch (`batchingMinSize`, docs/queue.md#batching, or what adaptive batching chose). */
 export function batchSize(state: QueueState): number {
   const { adaptiveBatching, batchingMinSize } = state.settings;
   return adaptiveBatching ? bestBatchSize(observedFailureRate(state), batchingMinSize) : batchingMinSize;
 }
 
 /**
- * The next run of the main line (contract 5.6, 5.7): of the batches the lanes would start (see laneBatches),
+ * The next run of the main line (docs/queue.md#batching, #batching-and-bisection-in-lanes): of the batches the lanes would start (see laneBatches),
  * the first that may start at once, else the one whose wait ends first. A batch waiting to fill holds back
  * only its own lane.
  */
@@ -109,7 +109,7 @@ function* laneBatches(state: QueueState): Generator<FormingBatch> {
 
 /**
  * The batch `ready` (ready PRs in queue order) starts with: its first PR alone without batching or when it is
- * `noBatch`; else it and the ready PRs behind it in its lane (contract 5.7; every one in single mode) up to the
+ * `noBatch`; else it and the ready PRs behind it in its lane (docs/queue.md#batching-and-bisection-in-lanes; every one in single mode) up to the
  * batch size. A PR passed over, of another lane or `noBatch`, keeps its place ahead of the PRs of its own lane:
  * none of them joins the batch. A full batch starts at once; a smaller one once its oldest PR has waited
  * `batchingMaxWaitTimeMinutes`.

@@ -1,4 +1,4 @@
-// Contract 5.6: a failed batch is bisected in its own pool of runs until the PRs that failed it are found,
+// docs/queue.md#bisection: a failed batch is bisected in its own pool of runs until the PRs that failed it are found,
 // and (confirmFailures) a suspect is tested once more before it fails.
 import type { QueueDraft } from "./draft.ts";
 import type { FailedGroup } from "./failed-groups.ts";
@@ -8,7 +8,7 @@ import { inProgressRuns } from "./run-lifecycle.ts";
 import { canStartRuns, startRun } from "./runs.ts";
 import type { QueueState } from "./state.ts";
 
-/** Contract 4: `bisectionConcurrency` follows `concurrency` until set. */
+/** docs/queue.md#settings: `bisectionConcurrency` follows `concurrency` until set. */
 export function bisectionSlots(state: QueueState): number {
   const { bisectionConcurrency, concurrency } = state.settings;
   const inUse = inProgressRuns(state).filter((run) => run.purpose !== undefined).length;

@@ -18,7 +18,7 @@ export function cancelDetail(reason: CancelReason): string {
 }
 
 /**
- * Contract 5.1: any non-terminal PR can be cancelled. A merge in flight cannot be called back, so a
+ * docs/queue.md#pr-states: any non-terminal PR can be cancelled. A merge in flight cannot be called back, so a
  * cancellation then waits for its result: it applies if the merge fails. A PR reported merged while its
  * own merge is in flight is that merge, not a merge outside the queue.
  */
@@ -40,7 +40,7 @@ export function onCancelRequested(
   removeFromQueue(draft, prNumber, { to: "cancelled", reason, detail });
 }
 
-/** restartTestsOnPullRequest / `/merge restart` (contract 5.1): a started PR is tested again. */
+/** restartTestsOnPullRequest / `/merge restart` (docs/queue.md#pr-states): a started PR is tested again. */
 export function onRestartRequested(draft: QueueDraft, prNumber: number): void {
   const pr = draft.pr(prNumber);
   if (pr === undefined || !isStarted(pr.state) || draft.state.merging?.prNumbers.includes(prNumber)) return;

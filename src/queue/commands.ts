@@ -46,7 +46,7 @@ export type QueueCommand =
       readonly runId: string;
       readonly branch: string;
     }
-  /** createPrsForTestingBranches (contract 5.3): a draft PR from the test branch into the target branch. */
+  /** createPrsForTestingBranches (docs/queue.md#testing): a draft PR from the test branch into the target branch. */
   | {
       readonly type: "open_test_pull_request";
       readonly key: string;
@@ -64,7 +64,7 @@ export type QueueCommand =
       readonly branch: string;
     }
   /**
-   * merge_commit (contract 5.4): move the target branch to the tested commit itself, without force, only
+   * merge_commit (docs/queue.md#merging): move the target branch to the tested commit itself, without force, only
    * from `expectedHeadSha`. Reports `merge_succeeded` or `merge_failed`.
    */
   | {
@@ -77,7 +77,7 @@ export type QueueCommand =
       readonly prNumbers: readonly number[];
     }
   /**
-   * squash / rebase (contract 5.4): merge one PR through GitHub's merge API with `sha` = the tested head,
+   * squash / rebase (docs/queue.md#merging): merge one PR through GitHub's merge API with `sha` = the tested head,
    * after checking the target head is still `expectedTargetSha`. `merge`: merge_commit in parallel mode when
    * the target cannot be fast-forwarded to the tested commit (another lane merged since it was built).
    */
@@ -92,7 +92,7 @@ export type QueueCommand =
       readonly commitTitle: string;
     }
   /**
-   * Contract 5.9: read whether PR `prNumber` at `headSha` contains the target at `targetSha`, and what CI
+   * docs/queue.md#direct-merge: read whether PR `prNumber` at `headSha` contains the target at `targetSha`, and what CI
    * reported on its head for the required statuses (the queue's own, `requiredStatuses`, or when null the
    * target branch's, resolved as for a run). Reports `direct_merge_checked`.
    */
@@ -105,7 +105,7 @@ export type QueueCommand =
       readonly targetSha: string;
       readonly requiredStatuses: readonly string[] | null;
     }
-  /** Contract 5.10: the commit status `Switchyard Merge Queue (<branch>)` on the PR head. */
+  /** docs/queue.md#what-the-pr-shows: the commit status `Switchyard Merge Queue (<branch>)` on the PR head. */
   | {
       readonly type: "set_commit_status";
       readonly key: string;
@@ -115,7 +115,7 @@ export type QueueCommand =
       readonly state: "pending" | "success" | "failure" | "error";
       readonly description: string;
     }
-  /** Contract 5.10: one comment per submission, edited in place; the body starts with a marker naming it. */
+  /** docs/queue.md#what-the-pr-shows: one comment per submission, edited in place; the body starts with a marker naming it. */
   | {
       readonly type: "upsert_pr_comment";
       readonly key: string;
@@ -124,7 +124,7 @@ export type QueueCommand =
       readonly body: string;
     };
 
-/** Contract 5.3: `<prefix><targetBranch>/<testRunId>`. */
+/** docs/queue.md#testing: `<prefix><targetBranch>/<testRunId>`. */
 export function testBranchName(state: QueueState, runId: string): string {
   return `${state.testBranchPrefix}${state.targetBranch}/${runId}`;
 }
@@ -181,7 +181,7 @@ export function closeTestPullRequest(run: TestRun): QueueCommand {
   };
 }
 
-/** Contract 5.9: the facts deciding a direct merge, for the PR's head on the target head as they are now. */
+/** docs/queue.md#direct-merge: the facts deciding a direct merge, for the PR's head on the target head as they are now. */
 export function checkDirectMerge(state: QueueState, pr: PullRequestEntry, attempt: number): QueueCommand {
   return {
     type: "check_direct_merge",
@@ -225,12 +225,12 @@ export function mergePullRequest(
     headSha: pr.headSha,
     method,
     expectedTargetSha: state.target.headSha,
-    // A merge commit is titled as the test branches title theirs (contract 5.4).
+    // A merge commit is titled as the test branches title theirs (docs/queue.md#merging).
     commitTitle: method === "merge" ? `Merge #${pr.number}: ${pr.title}` : `${pr.title} (#${pr.number})`,
   };
 }
 
-/** Contract 5.10: the context of the queue's commit status. */
+/** docs/queue.md#what-the-pr-shows: the context of the queue's commit status. */
 export function queueStatusContext(targetBranch: string): string {
   return `Switchyard Merge Queue (${targetBranch})`;
 }

@@ -1,6 +1,6 @@
-// Contract 5.9, directMergeMode always: a ready PR whose head already contains the target head, with nothing
+// docs/queue.md#direct-merge, directMergeMode always: a ready PR whose head already contains the target head, with nothing
 // ahead of it in its lane, and whose required statuses passed on its own head, merges without a test run. The
-// target then moves to a state that was tested (the Not Rocket Science rule, contract 5.4): the PR head holds the
+// target then moves to a state that was tested (the Not Rocket Science rule, docs/queue.md#merging): the PR head holds the
 // target head and nothing else the PR's own CI did not see.
 import { checkDirectMerge, fastForwardTarget, mergePullRequest } from "./commands.ts";
 import type { QueueDraft } from "./draft.ts";

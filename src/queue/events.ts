@@ -25,7 +25,7 @@ export interface PullRequestFacts {
 export type MergeFailure =
   /** GitHub refused (branch protection, conflicts, …): the PR fails with `merge_rejected`. */
   | { readonly kind: "rejected"; readonly message: string }
-  /** The PR head is no longer the tested head (contract 5.4): the PR is cancelled with `pr_updated`. */
+  /** The PR head is no longer the tested head (docs/queue.md#merging): the PR is cancelled with `pr_updated`. */
   | { readonly kind: "pr_head_moved" }
   /** The target head was not the expected one: someone pushed outside the queue. */
   | { readonly kind: "target_moved"; readonly headSha: string }
@@ -44,13 +44,13 @@ export type MergeFailure =
       readonly retest?: boolean;
     };
 
-/** What GitHub says about merging a PR directly (contract 5.9), read for one PR head and target head. */
+/** What GitHub says about merging a PR directly (docs/queue.md#direct-merge), read for one PR head and target head. */
 export type DirectMergeFacts =
   | {
       readonly kind: "read";
       /** GitHub's compare of the target head with the PR head: `ahead` or `identical`. */
       readonly containsTarget: boolean;
-      /** Resolved as a run resolves them (contract 5.3); empty when there are none anywhere. */
+      /** Resolved as a run resolves them (docs/queue.md#required-statuses); empty when there are none anywhere. */
       readonly requiredStatuses: readonly string[];
       /** What CI reported on the PR head. */
       readonly reports: readonly StatusReport[];
@@ -63,7 +63,7 @@ export type DirectMergeFacts =
  * timer ticks into these; `step` decides what they mean.
  */
 export type QueueEvent =
-  /** A submission (contract 5.1). For a PR already queued it changes priority / noBatch only. */
+  /** A submission (docs/queue.md#pr-states). For a PR already queued it changes priority / noBatch only. */
   | {
       readonly type: "pr_submitted";
       /** Used when this starts a new submission (a PR not queued, or terminal). */
@@ -88,7 +88,7 @@ export type QueueEvent =
       readonly mergeability: ProviderMergeability;
     }
   | ({ readonly type: "impacted_targets_set"; readonly prNumber: number } & ImpactedTargets)
-  /** updateQueue (contract 4, 5.8): any subset of the settings, and the state a user may set. */
+  /** updateQueue (docs/api.md#merge-queue-endpoints, docs/queue.md#queue-states): any subset of the settings, and the state a user may set. */
   | {
       readonly type: "queue_updated";
       readonly settings: Partial<QueueSettings>;
@@ -142,5 +142,5 @@ export type QueueEvent =
       readonly sha: string;
       readonly failingTests: readonly FailingTest[];
     }
-  /** Time passed (the time itself is `step`'s `now`): testing timeouts (contract 5.3). */
+  /** Time passed (the time itself is `step`'s `now`): testing timeouts (docs/queue.md#testing). */
   | { readonly type: "tick" };

@@ -1,4 +1,4 @@
-// Contract 5.6: the PRs of a failed run still standing on its failure, and what finding the culprit among
+// docs/queue.md#bisection: the PRs of a failed run still standing on its failure, and what finding the culprit among
 // them takes next.
 import { sidelinedPrs } from "./ordering.ts";
 import type { QueueState, TestRun } from "./state.ts";
@@ -15,8 +15,8 @@ export interface FailedGroup {
 }
 
 /**
- * - `suspect`: one PR, whose failure is its own (contract 5.5 decides: wait, confirm or fail);
- * - `split`: several PRs: bisect them (contract 5.6);
+ * - `suspect`: one PR, whose failure is its own (docs/queue.md#failures decides: wait, confirm or fail);
+ * - `split`: several PRs: bisect them (docs/queue.md#bisection);
  * - `retest`: the last part of a failed batch, tested again on top of the first part before it is split
  *   (what `bisection_skip_redundant_tests` skips: that is the failed run's own content).
  */

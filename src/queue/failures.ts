@@ -12,7 +12,7 @@ import { requirePr, transition } from "./transitions.ts";
 
 export type TestFailureReason = "tests_failed" | "timeout";
 
-/** What becomes of a suspect PR (contract 5.5): it waits, is tested once more (confirmFailures), or fails. */
+/** What becomes of a suspect PR (docs/queue.md#failures): it waits, is tested once more (confirmFailures), or fails. */
 export type Verdict =
   | { readonly decision: "wait"; readonly detail: string }
   | { readonly decision: "confirm" }
@@ -23,7 +23,7 @@ function numbered(prNumbers: readonly number[]): string {
 }
 
 /**
- * Contract 5.5 depth: failed runs behind the PR that contained it, since it last started testing (whether they
+ * The depth (`pendingFailureDepth`, docs/queue.md#failures): failed runs behind the PR that contained it, since it last started testing (whether they
  * failed before or after its own run did).
  */
 function failedRunsBehind(state: QueueState, pr: PullRequestEntry): number {
@@ -38,7 +38,7 @@ function failedRunsBehind(state: QueueState, pr: PullRequestEntry): number {
 }
 
 /**
- * Contract 5.5 for a PR whose own failure is proven as far as bisection goes: it waits while a PR ahead of it
+ * docs/queue.md#failures for a PR whose own failure is proven as far as bisection goes: it waits while a PR ahead of it
  * is unresolved (the culprit may be ahead). In the stack, with optimistic merging, it also waits for up to
  * `pendingFailureDepth` runs behind it that contain it, since one of them passing proves the failure flaky;
  * without optimistic merging a pass behind cannot rescue it. With `confirmFailures` a failure is believed only
@@ -112,9 +112,9 @@ function failedDetail(run: TestRun, detail: string): string {
 }
 
 /**
- * A run's required statuses failed or timed out (contract 5.3). A single PR of the stack fails, waits in
- * pending_failure (contract 5.5), or is sidelined to be confirmed; several tested together are sidelined to be
- * bisected (contract 5.6); the PRs of a run of the bisection pool stay sidelined, in the group it failed.
+ * A run's required statuses failed or timed out (docs/queue.md#testing). A single PR of the stack fails, waits in
+ * pending_failure (docs/queue.md#failures), or is sidelined to be confirmed; several tested together are sidelined to be
+ * bisected (docs/queue.md#bisection); the PRs of a run of the bisection pool stay sidelined, in the group it failed.
  */
 export function failRunTests(
   draft: QueueDraft,
@@ -151,7 +151,7 @@ export function failRunTests(
 }
 
 /**
- * Decides the suspects whose wait is over (contract 5.5): in the stack front to back, then the sidelined
+ * Decides the suspects whose wait is over (docs/queue.md#failures): in the stack front to back, then the sidelined
  * ones. A suspect to confirm in the stack is sidelined; bisection.ts starts its confirmation run.
  */
 export function resolvePendingFailures(draft: QueueDraft): void {

@@ -2,7 +2,7 @@ import { activePrs } from "./ordering.ts";
 import type { ImpactedTargets, PullRequestEntry, QueueState } from "./state.ts";
 
 /**
- * Contract 5.7: two PRs' impacted targets intersect when they share a target. "ALL" intersects everything
+ * docs/queue.md#lanes: two PRs' impacted targets intersect when they share a target. "ALL" intersects everything
  * but an empty list: a PR that impacts nothing (documentation, say) cannot break anyone's tests.
  */
 export function targetsIntersect(a: ImpactedTargets["targets"], b: ImpactedTargets["targets"]): boolean {
@@ -28,7 +28,7 @@ export function inSameLane(state: QueueState, a: PullRequestEntry, b: PullReques
 }
 
 /**
- * Contract 5.7: of `ahead` (PRs in queue order, all ahead of `prNumbers`), those the PRs depend on: every one
+ * docs/queue.md#lanes: of `ahead` (PRs in queue order, all ahead of `prNumbers`), those the PRs depend on: every one
  * in the same lane as one of them, and transitively as one of those, in queue order. In single mode, all of
  * them. A dependency's own dependencies are ahead of it, so one walk from the back finds the closure.
  */
@@ -51,7 +51,7 @@ export function dependenciesAmong(
 }
 
 /**
- * Contract 5.7, for the metrics: how many independent groups the PRs under test or waiting to merge make, two
+ * For the metrics (docs/monitoring.md#merge-queue-metrics): how many independent groups the PRs under test or waiting to merge make, two
  * PRs being in one group when they are in the same lane, directly or through others. In single mode every PR
  * is in one lane.
  */

@@ -21,7 +21,7 @@ export interface MergePlan {
 
 /**
  * What a passed PR's run lets merge now: the PRs of its tested content not merged yet, all passed, when
- * the target holds a tested state of it (see targetOfRun). A PR vouched for by a run behind (contract 5.5) is
+ * the target holds a tested state of it (see targetOfRun). A PR vouched for by a run behind (docs/queue.md#failures) is
  * merged with that run's own PRs. `null` when its run tested it on a base the target no longer holds;
  * undefined when it is not its run's last PR not merged yet, or waits for PRs of its content still testing.
  */
@@ -44,7 +44,7 @@ function planFor(state: QueueState, prNumber: number): MergePlan | null | undefi
   // Its tested commit holds the test branch's merges of PRs that were since merged as new commits.
   const rewritten = run.mergeCountAtStart < (state.target.rewrittenUpTo ?? 0);
   // merge_commit cannot move the target to the tested commit when that commit lacks what other lanes merged
-  // since (contract 5.7), or holds other commits than the target for its PRs merged since. In parallel mode
+  // since (docs/queue.md#merging-in-lanes), or holds other commits than the target for its PRs merged since. In parallel mode
   // its PRs are then merged onto the target as it is through GitHub's merge API with the "merge" method: the
   // other lanes' changes touch none of its targets, so the result is its tested content plus code its tests do
   // not see, and each PR still lands as a merge commit of its own commits, as merge_commit promises.
@@ -57,7 +57,7 @@ function planFor(state: QueueState, prNumber: number): MergePlan | null | undefi
 
 /**
  * The largest group of passed PRs that one passed run tested, on top of what the target holds: in single mode
- * the front of the stack; in parallel mode the front of a lane, whatever the other lanes do (contract 5.7).
+ * the front of the stack; in parallel mode the front of a lane, whatever the other lanes do (docs/queue.md#merging-in-lanes).
  * When there is none: the passed PRs whose runs were tested on a base the target no longer holds (their runs
  * must be rebuilt), if any.
  */
@@ -101,8 +101,8 @@ export function mergeNext(draft: QueueDraft, plan: MergePlan): void {
 }
 
 /**
- * Contract 5.4: merges passed PRs once everything they depend on merged. Nothing starts merging while paused
- * (contract 5.8) or while another merge is in flight: one at a time keeps the order.
+ * docs/queue.md#merging: merges passed PRs once everything they depend on merged. Nothing starts merging while paused
+ * (docs/queue.md#queue-states) or while another merge is in flight: one at a time keeps the order.
  */
 export function planMerge(draft: QueueDraft): void {
   const state = draft.state;
@@ -188,7 +188,7 @@ export function onMergeSucceeded(draft: QueueDraft, mergeId: string, sha: string
   }
 }
 
-/** Contract 5.4: a refused merge fails the PR with GitHub's reason, and what was built on it is rebuilt. */
+/** docs/queue.md#merging: a refused merge fails the PR with GitHub's reason, and what was built on it is rebuilt. */
 export function onMergeFailed(
   draft: QueueDraft,
   mergeId: string,

@@ -9,7 +9,7 @@ const DESCRIPTION_LIMIT = 140;
 
 type CommitState = "pending" | "success" | "failure" | "error";
 
-/** Contract 5.10: pending while queued or testing, success when merged, failure when failed, error when cancelled. */
+/** docs/queue.md#what-the-pr-shows: pending while queued or testing, success when merged, failure when failed, error when cancelled. */
 function commitStatusOf(
   state: QueueState,
   pr: PullRequestEntry,
@@ -42,7 +42,7 @@ function truncate(text: string): string {
 
 /**
  * A PR is not shown testing before its run knows its required statuses: with none, the run fails at once
- * (contract 5.3), and the PR would show a test that never was. The news waits for them.
+ * (docs/queue.md#testing), and the PR would show a test that never was. The news waits for them.
  */
 function awaitsRequiredStatuses(state: QueueState, pr: PullRequestEntry): boolean {
   const run = pr.testRunId === null ? undefined : state.runs[pr.testRunId];

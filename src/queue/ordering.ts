@@ -1,7 +1,7 @@
 import type { PullRequestEntry, QueueState } from "./state.ts";
 import { isStarted, isWaiting } from "./state.ts";
 
-/** Contract 5.2: priority value ascending, then submission time (then submission order, for equal times). */
+/** docs/queue.md#order-and-priority: priority value ascending, then submission time (then submission order, for equal times). */
 export function compareQueueOrder(a: PullRequestEntry, b: PullRequestEntry): number {
   return (
     a.priorityValue - b.priorityValue || a.submittedAt - b.submittedAt || a.submissionSeq - b.submissionSeq
@@ -49,7 +49,7 @@ export function activePrs(state: QueueState): readonly number[] {
 /**
  * Puts a PR that is not in the line at its place. A started PR goes on top of the stack of started ones
  * (its run is built on them); a waiting PR goes among the waiting ones by priority and submission, behind
- * every started PR, which keeps its place (contract 5.2); a sidelined PR goes last. Terminal PRs have no
+ * every started PR, which keeps its place (docs/queue.md#order-and-priority); a sidelined PR goes last. Terminal PRs have no
  * place.
  */
 export function placeInLine(line: number[], prs: QueueState["prs"], entry: PullRequestEntry): void {

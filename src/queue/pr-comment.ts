@@ -24,7 +24,7 @@ function submitAgain(state: QueueState): string {
   return state.settings.commandsEnabled ? "submit it again with `/merge`" : "submit it to the queue again";
 }
 
-/** What a user can do about a PR that left the queue (contract 5.10). */
+/** What a user can do about a PR that left the queue (docs/queue.md#what-the-pr-shows). */
 function advice(state: QueueState, reason: StateReason): string | null {
   const again = submitAgain(state);
   switch (reason) {
@@ -61,7 +61,7 @@ function listed(items: readonly string[], shown: number): string {
 }
 
 /**
- * Contract 5.7: the PRs ahead a queued PR depends on in parallel mode, and why (shared targets, "ALL", or a
+ * docs/queue.md#what-people-see: the PRs ahead a queued PR depends on in parallel mode, and why (shared targets, "ALL", or a
  * PR between them), or that it has a lane of its own. A started PR's are its run's; a waiting PR's are those
  * it would be tested on now. Null outside parallel mode, and before the PR has targets for its head.
  */
@@ -136,7 +136,7 @@ function flakyFailureLines(state: QueueState, pr: PullRequestEntry): string[] {
     });
 }
 
-/** The body of the one comment kept up to date per submission (contract 5.10). */
+/** The body of the one comment kept up to date per submission (docs/queue.md#what-the-pr-shows). */
 export function renderPrComment(state: QueueState, pr: PullRequestEntry): string {
   const position = queuePosition(state, pr.number);
   const lines = [

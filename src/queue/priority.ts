@@ -1,4 +1,4 @@
-/** Named priorities and their values (contract 5.2): lower runs first. */
+/** Named priorities and their values (docs/queue.md#order-and-priority): lower runs first. */
 export const PRIORITY_VALUES = { urgent: 0, high: 10, medium: 100, low: 200 } as const;
 
 export type PriorityName = keyof typeof PRIORITY_VALUES;
@@ -16,7 +16,7 @@ export function priorityNameOf(value: number): string {
   return NAME_BY_VALUE.get(value) ?? String(value);
 }
 
-/** An urgent PR skips the line: it moves ahead of PRs already testing (contract 5.2). */
+/** An urgent PR skips the line: it moves ahead of PRs already testing (docs/queue.md#order-and-priority). */
 export function skipsTheLine(value: number): boolean {
   return value === PRIORITY_VALUES.urgent;
 }

@@ -5,12 +5,12 @@ import { inProgressRuns } from "./run-lifecycle.ts";
 import { batchWaitDeadline, testingDeadline } from "./runs.ts";
 import type { MergeabilityRecheck, QueueState } from "./state.ts";
 
-/** deleteQueue is refused while this holds (contract 4 `queue_not_empty`). */
+/** deleteQueue is refused while this holds (`queue_not_empty`, docs/api.md#merge-queue-endpoints). */
 export function hasNonTerminalPullRequests(state: QueueState): boolean {
   return state.line.length > 0;
 }
 
-/** submitPullRequest of a PR not yet queued is refused while draining (contract 5.8 `queue_draining`). */
+/** submitPullRequest of a PR not yet queued is refused while draining (`queue_draining`, docs/queue.md#queue-states). */
 export function acceptsNewSubmissions(state: QueueState): boolean {
   return state.status !== "draining";
 }
@@ -46,7 +46,7 @@ export function mergeabilityRechecksDue(state: QueueState, now: number): number[
 }
 
 /**
- * Queued PRs that are not ready (contract 5.1). GitHub sends no webhook when a PR becomes mergeable (its
+ * Queued PRs that are not ready (docs/queue.md#readiness). GitHub sends no webhook when a PR becomes mergeable (its
  * mergeability computed, its own checks passed, a review given), so the shell reads them again.
  */
 export function pullRequestsToRecheck(state: QueueState): number[] {

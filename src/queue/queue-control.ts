@@ -41,7 +41,7 @@ function handOverStartedPrs(draft: QueueDraft): void {
   }
 }
 
-/** The mode decides readiness (contract 5.7 requiresImpactedTargets), so waiting PRs are reconsidered. */
+/** The mode decides readiness (`requiresImpactedTargets`, docs/queue.md#impacted-targets), so waiting PRs are reconsidered. */
 function applyMode(draft: QueueDraft, mode: QueueMode): void {
   const planned = usesProofPlanner(draft.state.settings);
   draft.update({ settings: { ...draft.state.settings, mode }, pendingMode: null });
@@ -50,9 +50,9 @@ function applyMode(draft: QueueDraft, mode: QueueMode): void {
 }
 
 /**
- * updateQueue (contract 4, 5.8). Settings apply to what happens next: runs in flight keep the required
+ * updateQueue (docs/api.md#merge-queue-endpoints, docs/queue.md#queue-states). Settings apply to what happens next: runs in flight keep the required
  * statuses they resolved, a lower concurrency cancels nothing. A mode change while runs are in flight
- * waits for them in `switching_modes` (contract 5.7).
+ * waits for them in `switching_modes` (docs/queue.md#switching-modes).
  */
 export function onQueueUpdated(
   draft: QueueDraft,
@@ -79,7 +79,7 @@ export function onQueueUpdated(
   } else applyMode(draft, mode);
 }
 
-/** Contract 5.7: when the last run in flight ends, the new mode applies. */
+/** docs/queue.md#switching-modes: when the last run in flight ends, the new mode applies. */
 export function applyPendingMode(draft: QueueDraft): void {
   const mode = draft.state.pendingMode;
   if (mode !== null && inProgressRuns(draft.state).length === 0) applyMode(draft, mode);

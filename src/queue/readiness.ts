@@ -1,6 +1,6 @@
 import type { ProviderMergeability, PullRequestEntry, QueueState } from "./state.ts";
 
-/** The readiness facts of a PR (contract 5.1, interface 3.1). */
+/** The readiness facts of a PR (docs/queue.md#readiness). */
 export interface Readiness {
   readonly doesBaseBranchMatch: boolean;
   readonly providerMergeability: ProviderMergeability;
@@ -10,7 +10,7 @@ export interface Readiness {
 
 export function readinessOf(state: QueueState, pr: PullRequestEntry): Readiness {
   return {
-    // GitHub branch names compare case-insensitively (contract 4).
+    // GitHub branch names compare case-insensitively (docs/queue.md#readiness).
     doesBaseBranchMatch: pr.baseBranch.toLowerCase() === state.targetBranch.toLowerCase(),
     providerMergeability: pr.mergeability,
     requiresImpactedTargets: state.settings.mode === "parallel",

@@ -31,7 +31,7 @@ export function inProgressRuns(state: QueueState): TestRun[] {
   return [...runs.values()];
 }
 
-/** Deletes a run's test branch (and closes its draft PR) once nothing needs it any more (contract 5.3). */
+/** Deletes a run's test branch (and closes its draft PR) once nothing needs it any more (docs/queue.md#testing). */
 export function retireRun(draft: QueueDraft, runId: string): void {
   const run = requireRun(draft, runId);
   if (run.branchDeleted) return;

@@ -25,7 +25,7 @@ const NO_REQUIRED_STATUSES =
   "No required statuses: set merge.required_statuses in .github/switchyard.yml or protect the branch.";
 
 /**
- * Contract 5.8 / 5.7: new runs start only in running or draining, and not while the mode is switching; nor
+ * docs/queue.md#queue-states, #switching-modes: new runs start only in running or draining, and not while the mode is switching; nor
  * before the target branch exists, as there is nothing to test on.
  */
 export function canStartRuns(draft: QueueDraft | QueueState): boolean {
@@ -34,7 +34,7 @@ export function canStartRuns(draft: QueueDraft | QueueState): boolean {
 }
 
 /**
- * Contract 5.2: an urgent PR skips the line. When it is ready, the first started PR ahead of it in its lane
+ * docs/queue.md#order-and-priority: an urgent PR skips the line. When it is ready, the first started PR ahead of it in its lane
  * that it outranks goes back to waiting, and with it every run built on that PR; they restart behind it.
  * A merge in flight cannot be undone, so its PRs stay ahead.
  */
@@ -54,7 +54,7 @@ function preemptForUrgent(draft: QueueDraft): void {
     if (pr.state !== "pending" && !isStarted(pr.state)) continue;
     const started = startedPrs(draft.state);
     const limit = isStarted(pr.state) ? started.indexOf(urgentPr) : started.length;
-    // Contract 5.7: it only skips the PRs it would be tested on top of, those of its lane.
+    // docs/queue.md#lanes: it only skips the PRs it would be tested on top of, those of its lane.
     const outranked = dependenciesAmong(draft.state, [urgentPr], started.slice(0, limit)).find(
       (prNumber) =>
         !draft.state.merging?.prNumbers.includes(prNumber) &&
@@ -90,7 +90,7 @@ function retestMerge(draft: QueueDraft, prNumber: number, runId: string): TestBr
 }
 
 /**
- * A run of the bisection pool (contract 5.6): what it follows up, what it is tested on (the PRs ahead in the
+ * A run of the bisection pool (docs/queue.md#bisection): what it follows up, what it is tested on (the PRs ahead in the
  * failed run, not the stack), and why, for the PRs' history.
  */
 export interface FollowUp {
@@ -139,7 +139,7 @@ function baseRunFor(state: QueueState, dependsOn: readonly number[]): TestRun | 
 }
 
 /**
- * Contract 5.3, 5.7: a run tests its PRs on top of the started PRs ahead of them that they depend on (in
+ * docs/queue.md#testing, #lanes: a run tests its PRs on top of the started PRs ahead of them that they depend on (in
  * single mode, every one). It is built on the tested commit of the run of the last of them when that commit
  * holds exactly those (see baseRunFor), else from the target head through every one of them: either way its
  * branch is built at once, without waiting for the branches of the runs ahead.
@@ -215,7 +215,7 @@ export function startRun(
 }
 
 /**
- * Contract 5.2, 5.6: the main line tests the next ready PRs (one, or a batch) on top of the ones ahead, while
+ * docs/queue.md#what-concurrency-bounds, #batching: the main line tests the next ready PRs (one, or a batch) on top of the ones ahead, while
  * fewer than `concurrency` of its runs are in flight. The bisection pool counts apart (see bisection.ts).
  */
 export function startRuns(draft: QueueDraft): void {
@@ -233,7 +233,7 @@ export function startRuns(draft: QueueDraft): void {
 
 /**
  * When the batch held back for `batchingMaxWaitTimeMinutes` may start, while the main line has room for it
- * (contract 5.6); null when none is held.
+ * (docs/queue.md#batching); null when none is held.
  */
 export function batchWaitDeadline(state: QueueState): number | null {
   // The proof planner never holds a group back to fill it.
@@ -265,7 +265,7 @@ function evaluateRun(draft: QueueDraft, runId: string): void {
 }
 
 /**
- * Contract 5.3: the run's PRs passed. Contract 5.5: with optimistic merging the run also vouches for every
+ * docs/queue.md#testing: the run's PRs passed. docs/queue.md#failures: with optimistic merging the run also vouches for every
  * PR ahead in its base still testing or in pending failure; their own runs are no longer needed.
  */
 function succeedRun(draft: QueueDraft, run: TestRun): void {
@@ -332,7 +332,7 @@ export function onTestBranchCreated(draft: QueueDraft, runId: string, sha: strin
 }
 
 /**
- * Contract 5.3: a conflict while building the test branch fails the PR that did not merge; the rest is rebuilt
+ * docs/queue.md#testing: a conflict while building the test branch fails the PR that did not merge; the rest is rebuilt
  * without it. That may be a PR ahead, merged on the way to the run's own: it does not merge on top of the PRs
  * ahead of it either, so it fails, and the run goes back to waiting with it. It counts even when the run
  * already timed out waiting for its branch: the PR is still waiting on it.
@@ -361,7 +361,7 @@ export function onTestBranchConflict(draft: QueueDraft, runId: string, prNumber:
 }
 
 /**
- * Contract 5.3: required statuses, resolved for a run (with its test branch, see create_test_branch); none at
+ * docs/queue.md#required-statuses: required statuses, resolved for a run (with its test branch, see create_test_branch); none at
  * all fails it at once, and nothing was built.
  */
 export function onRequiredStatusesResolved(
@@ -391,7 +391,7 @@ export function onRequiredStatusesResolved(
   evaluateRun(draft, runId);
 }
 
-/** Reports only count for the commit a run tests (contract 5.3 `testBranchSha`). */
+/** Reports only count for the commit a run tests (`testBranchSha`, docs/queue.md#testing). */
 export function onStatusReported(draft: QueueDraft, sha: string, report: StatusReport): void {
   for (const run of inProgressRuns(draft.state)) {
     if (run.testBranchSha !== sha) continue;
@@ -403,7 +403,7 @@ export function onStatusReported(draft: QueueDraft, sha: string, report: StatusR
   }
 }
 
-/** Contract 5.3 `testingTimeoutMinutes`: when a run still missing a required status fails. */
+/** `testingTimeoutMinutes` (docs/queue.md#testing): when a run still missing a required status fails. */
 export function testingDeadline(state: QueueState, run: TestRun): number {
   return run.startedAt + state.settings.testingTimeoutMinutes * MINUTE_MS;
 }

@@ -8,10 +8,10 @@ export type DirectMergeMode = "off" | "always";
  */
 export type OptimizationMode = "off" | "bisection_skip_redundant_tests" | "separate_proof" | "auto";
 
-/** The settings of one queue (contract 4); validation of ranges is the API's job. */
+/** The settings of one queue (docs/queue.md#settings); validation of ranges is the API's job. */
 export interface QueueSettings {
   readonly mode: QueueMode;
-  /** Main-line runs in flight at once; in parallel mode over all lanes together (contract 5.2, 5.7). */
+  /** Main-line runs in flight at once; in parallel mode over all lanes together (docs/queue.md#what-concurrency-bounds, #batching-and-bisection-in-lanes). */
   readonly concurrency: number;
   readonly testingTimeoutMinutes: number;
   readonly canOptimisticallyMerge: boolean;
@@ -23,9 +23,9 @@ export interface QueueSettings {
   readonly commentsEnabled: boolean;
   readonly commandsEnabled: boolean;
   readonly statusCheckEnabled: boolean;
-  /** null: follows `concurrency` until set (contract 4). */
+  /** null: follows `concurrency` until set (docs/queue.md#settings). */
   readonly bisectionConcurrency: number | null;
-  /** The queue's own override (`merge_instance`); null: resolved from the repo per run (contract 5.3). */
+  /** The queue's own override (`merge_instance`); null: resolved from the repo per run (docs/queue.md#required-statuses). */
   readonly requiredStatuses: readonly string[] | null;
   readonly directMergeMode: DirectMergeMode;
   readonly optimizationMode: OptimizationMode;
@@ -53,7 +53,7 @@ export function usesProofPlanner(settings: QueueSettings): boolean {
   );
 }
 
-/** The queue's own required statuses (`merge_instance`, contract 5.3); null: the repo's apply. */
+/** The queue's own required statuses (`merge_instance`, docs/queue.md#required-statuses); null: the repo's apply. */
 export function ownRequiredStatuses(settings: QueueSettings): readonly string[] | null {
   const own = settings.requiredStatuses;
   return own !== null && own.length > 0 ? own : null;

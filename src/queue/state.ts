@@ -2,10 +2,10 @@ import type { QueueMode, QueueSettings } from "./settings.ts";
 import type { BranchRulesState } from "./branch-rule-facts.ts";
 import type { StatusReport } from "./status-reports.ts";
 
-/** The state a user sets (contract 5.8); `switching_modes` is derived from `pendingMode`. */
+/** The state a user sets (docs/queue.md#queue-states); `switching_modes` is derived from `pendingMode`. */
 export type QueueStatus = "running" | "paused" | "draining";
 
-/** PR states (contract 5.1). */
+/** PR states (docs/queue.md#pr-states). */
 export type PullRequestState =
   | "not_ready"
   | "pending"
@@ -18,11 +18,11 @@ export type PullRequestState =
 
 export type ProviderMergeability = "unspecified" | "in_progress" | "mergeable" | "not_mergeable";
 
-/** Why a PR was cancelled (contract 5.1, 5.10). */
+/** Why a PR was cancelled (docs/queue.md#pr-states, #what-the-pr-shows). */
 export type CancelReason =
   "cancelled_by_user" | "pr_closed" | "pr_updated" | "pr_draft" | "base_changed" | "merged_outside_queue";
 
-/** Why a PR failed, or why its run failed while the decision waits (contract 5.1, 5.3, 5.4). */
+/** Why a PR failed, or why its run failed while the decision waits (docs/queue.md#pr-states, #testing, #merging). */
 export type FailureReason =
   | "merge_conflict"
   | "tests_failed"
@@ -32,7 +32,7 @@ export type FailureReason =
   /** GitHub refused the merge for one of the target's rules (see branch-rules.ts). */
   | "branch_rule_refused";
 
-/** Why a PR went back to waiting and will be tested again (contract 5.1: testing → pending). */
+/** Why a PR went back to waiting and will be tested again (testing → pending: docs/queue.md#pr-states). */
 export type RequeueReason =
   | "restart_requested"
   | "target_moved"
@@ -65,7 +65,7 @@ export interface Transition {
   readonly detail: string;
 }
 
-/** Impacted targets uploaded for one head SHA (contract 5.7); "ALL" intersects everything. */
+/** Impacted targets uploaded for one head SHA (docs/queue.md#impacted-targets); "ALL" intersects everything. */
 export interface ImpactedTargets {
   readonly headSha: string;
   readonly targets: readonly string[] | "ALL";
@@ -78,7 +78,7 @@ export interface MergeabilityRecheck {
 }
 
 /**
- * Contract 5.9 (directMergeMode always): what the queue learned of merging a PR at `headSha` directly onto the
+ * docs/queue.md#direct-merge (directMergeMode always): what the queue learned of merging a PR at `headSha` directly onto the
  * target at `targetSha`, asked once per pair. `checking` while the shell reads the facts, `merging` while the
  * merge is in flight, `not_eligible` (with `why`) once it is to be tested as usual.
  */
@@ -179,13 +179,13 @@ export interface TestedPullRequest {
 
 /**
  * Why a run was started: to test the next PRs in line (absent), to narrow down a failed batch
- * (`bisection`, contract 5.6), or to test a failed PR once more before failing it (`confirmation`). The last
+ * (`bisection`, docs/queue.md#bisection), or to test a failed PR once more before failing it (`confirmation`). The last
  * two run in the bisection pool.
  */
 export type RunPurpose = "bisection" | "confirmation";
 
 /**
- * One test of a predicted future of the target branch (contract 5.3): the target at `basisSha`, the
+ * One test of a predicted future of the target branch (docs/queue.md#testing): the target at `basisSha`, the
  * `mergeCountAtStart` PRs the queue had merged on it, then `dependsOn`, then `prs`, merged in that order.
  */
 export interface TestRun {
@@ -236,7 +236,7 @@ export interface FailingTest {
 
 /**
  * What the queue knows of its target branch. The queue's own merges are counted on top of `basisSha`,
- * the last head it did not produce itself, so the Not Rocket Science check (contract 5.4) can compare a
+ * the last head it did not produce itself, so the Not Rocket Science check (docs/queue.md#merging) can compare a
  * run's predicted base with what the branch holds.
  */
 export interface TargetBranchState {
@@ -261,11 +261,11 @@ export interface TargetBranchState {
   readonly rewrittenUpTo?: number;
 }
 
-/** PRs merging together (contract 5.4, 5.5): nothing else merges, and none of them is pulled back, meanwhile. */
+/** PRs merging together (docs/queue.md#merging, #failures): nothing else merges, and none of them is pulled back, meanwhile. */
 export interface MergeInFlight {
   /** The merge command in flight (`mergeId` of its result). */
   readonly id: string;
-  /** The passed run whose tested commit they make up; null for a direct merge (contract 5.9). */
+  /** The passed run whose tested commit they make up; null for a direct merge (docs/queue.md#direct-merge). */
   readonly runId: string | null;
   /** The PRs of the group not merged yet, in order. */
   readonly prNumbers: readonly number[];
@@ -284,7 +284,7 @@ export interface QueueState {
   readonly testBranchPrefix: string;
   readonly settings: QueueSettings;
   readonly status: QueueStatus;
-  /** A mode change waiting for the runs in flight to end (contract 5.7 `switching_modes`). */
+  /** A mode change waiting for the runs in flight to end (`switching_modes`, docs/queue.md#switching-modes). */
   readonly pendingMode: QueueMode | null;
   readonly target: TargetBranchState;
   /** The latest submission per PR number, terminal ones included. */
@@ -346,7 +346,7 @@ export function initialQueueState(queue: NewQueue): QueueState {
 const STARTED: ReadonlySet<PullRequestState> = new Set(["testing", "tests_passed", "pending_failure"]);
 const TERMINAL: ReadonlySet<PullRequestState> = new Set(["merged", "failed", "cancelled"]);
 
-/** Started PRs hold a place in the stack of runs; nothing may be inserted ahead of them (contract 5.2). */
+/** Started PRs hold a place in the stack of runs; nothing may be inserted ahead of them (docs/queue.md#order-and-priority). */
 export function isStarted(state: PullRequestState): boolean {
   return STARTED.has(state);
 }

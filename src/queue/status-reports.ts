@@ -1,6 +1,6 @@
 /**
  * What CI reported on a test branch commit, as GitHub reports it (check_run / check_suite / status webhooks
- * and polling). Raw GitHub values are kept as strings: the mapping to pass / fail is a queue rule (contract 5.3).
+ * and polling). Raw GitHub values are kept as strings: the mapping to pass / fail is a queue rule (docs/queue.md#testing).
  */
 export interface CheckRunReport {
   readonly kind: "check_run";
@@ -37,7 +37,7 @@ const FAILING_CONCLUSIONS: ReadonlySet<string> = new Set([
 ]);
 const FAILING_STATES: ReadonlySet<string> = new Set(["failure", "error"]);
 
-/** Contract 5.3; anything GitHub may add later (e.g. `stale`) counts as not finished. */
+/** docs/queue.md#testing; anything GitHub may add later (e.g. `stale`) counts as not finished. */
 export function outcomeOf(report: StatusReport): ReportOutcome {
   if (report.kind === "status") {
     if (report.state === "success") return "success";
@@ -74,7 +74,7 @@ export type RunVerdict =
   | { readonly kind: "failed"; readonly name: string; readonly url: string };
 
 /**
- * Contract 5.3: a run succeeds when every required status succeeded, and fails as soon as one failed.
+ * docs/queue.md#testing: a run succeeds when every required status succeeded, and fails as soon as one failed.
  * A required name is matched by check runs and commit statuses alike, as GitHub's branch protection does.
  */
 export function judgeRun(

@@ -56,8 +56,8 @@ function newSubmission(
 }
 
 /**
- * Contract 5.1: a PR not in the queue (or terminal) starts a new submission; one already queued only
- * changes its priority and noBatch. Contract 5.8: a draining queue takes no new submissions.
+ * docs/queue.md#pr-states: a PR not in the queue (or terminal) starts a new submission; one already queued only
+ * changes its priority and noBatch. docs/queue.md#queue-states: a draining queue takes no new submissions.
  */
 export function onSubmitted(
   draft: QueueDraft,
@@ -96,7 +96,7 @@ function recheckAfter(now: number, reads: number): MergeabilityRecheck {
 }
 
 /**
- * Contract 5.1 readiness. GitHub recomputes mergeability after every push to the target branch and says
+ * Readiness (docs/queue.md#readiness). GitHub recomputes mergeability after every push to the target branch and says
  * "in progress" meanwhile; that keeps the last verdict rather than taking every queued PR out of readiness
  * after each merge.
  */
@@ -126,7 +126,7 @@ export function onMergeabilityObserved(
   if (pr.mergeability !== mergeability) refreshReadiness(draft, prNumber);
 }
 
-/** setImpactedTargets (contract 5.7): readiness in parallel mode needs targets for the current head. */
+/** setImpactedTargets (docs/queue.md#impacted-targets): readiness in parallel mode needs targets for the current head. */
 export function onImpactedTargetsSet(
   draft: QueueDraft,
   prNumber: number,

@@ -14,14 +14,14 @@ export function rememberHead(target: TargetBranchState, sha: string): readonly s
   return [...target.recentHeads.filter((known) => known !== sha), sha].slice(-REMEMBERED_HEADS);
 }
 
-/** Contract 5.4: every started PR, sidelined ones too, goes back to waiting, to be tested on the target as it now is. */
+/** docs/queue.md#merging: every started PR, sidelined ones too, goes back to waiting, to be tested on the target as it now is. */
 export function rebuildAllRuns(draft: QueueDraft, detail: string): void {
   for (const prNumber of [...activePrs(draft.state)].reverse()) {
     releaseStarted(draft, prNumber, { to: "waiting", reason: "target_moved", detail });
   }
 }
 
-/** Someone pushed to the target branch outside the queue: nothing tested so far is on it (contract 5.4). */
+/** Someone pushed to the target branch outside the queue: nothing tested so far is on it (docs/queue.md#merging). */
 export function moveTargetOutside(draft: QueueDraft, sha: string): void {
   // The first push to a branch the queue waited for creates it.
   const { awaitingBranch: _created, ...target } = draft.state.target;

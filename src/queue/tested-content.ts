@@ -1,4 +1,4 @@
-// Contract 5.4, 5.7: how what the target branch holds compares with what a run tested.
+// docs/queue.md#merging, #merging-in-lanes: how what the target branch holds compares with what a run tested.
 import { inSameLane } from "./lanes.ts";
 import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
 
@@ -23,7 +23,7 @@ function queueMergesSince(state: QueueState, from: number): readonly PullRequest
 }
 
 /**
- * The Not Rocket Science rule (contract 5.4, 5.7): the target holds a tested state of the run when it holds
+ * The Not Rocket Science rule (docs/queue.md#merging, #merging-in-lanes): the target holds a tested state of the run when it holds
  * the run's basis (no push from outside since) plus the queue's own merges only, each of the run's content PRs
  * merged so far merged after every PR ahead of it in the content that shares its lane, and every other PR the
  * queue merged since the run started lies in no lane of the content still to land (what landed already was

@@ -37,7 +37,7 @@ export function requirePr(draft: QueueDraft, prNumber: number): PullRequestEntry
 }
 
 /**
- * Moves a PR to a new state, recording when and why (contract 5.1), and keeps the line in order. This
+ * Moves a PR to a new state, recording when and why (docs/queue.md#pr-states), and keeps the line in order. This
  * module is the only one that changes the line: PRs enter, move and leave it through here.
  */
 export function transition(
@@ -87,14 +87,14 @@ export function patchPr(draft: QueueDraft, prNumber: number, patch: EntryPatch):
   placeInLine(line, draft.state.prs, after);
 }
 
-/** A new submission takes its place in the line (contract 5.1: submitted → not_ready | pending). */
+/** A new submission takes its place in the line (submitted → not_ready | pending: docs/queue.md#pr-states). */
 export function enterQueue(draft: QueueDraft, entry: PullRequestEntry): void {
   draft.putPr(entry);
   placeInLine(draft.mutableLine(), draft.state.prs, entry);
   draft.transitioned.add(entry.number);
 }
 
-/** Back to waiting (contract 5.1: testing → pending): pending when still ready, else not_ready. */
+/** Back to waiting (testing → pending: docs/queue.md#pr-states): pending when still ready, else not_ready. */
 export function returnToWaiting(
   draft: QueueDraft,
   prNumber: number,
@@ -107,7 +107,7 @@ export function returnToWaiting(
   transition(draft, prNumber, to, reason, detail, { passingRunId: null, ...patch });
 }
 
-/** A waiting PR follows its readiness (contract 5.1: not_ready ↔ pending). */
+/** A waiting PR follows its readiness (not_ready ↔ pending: docs/queue.md#pr-states). */
 export function refreshReadiness(draft: QueueDraft, prNumber: number): void {
   const entry = requirePr(draft, prNumber);
   if (entry.state !== "not_ready" && entry.state !== "pending") return;

@@ -1,6 +1,6 @@
 // One structured log line per queue decision (issue "Operability"): a run started, passed, failed or was
 // cancelled; a PR was submitted, became ready, started testing, passed, merged, was restarted, failed or was
-// cancelled (contract 5.1: always with the reason); a PR merges directly or why it does not (contract 5.9); the
+// cancelled (always with the reason: docs/queue.md#pr-states); a PR merges directly or why it does not (docs/queue.md#direct-merge); the
 // queue changed state. Every line names the repo, the
 // branch, the queue, and the PR and run it is about, in fields an operator can filter on (`event`).
 import type { Logger } from "probot";
@@ -29,7 +29,7 @@ function prEvent(
       return "pr_cancelled";
     case "pending":
     case "not_ready":
-      // Contract 5.1: a started PR sent back to wait is tested again (restart, PR ahead failed, target moved…).
+      // docs/queue.md#pr-states: a started PR sent back to wait is tested again (restart, PR ahead failed, target moved…).
       if (previous !== undefined && started.has(previous)) return "pr_restarted";
       return previous === undefined ? "pr_submitted" : "pr_readiness_changed";
   }
@@ -120,7 +120,7 @@ function logPullRequest(
   });
 }
 
-/** Contract 5.9: whether a PR checked for a direct merge merges directly, or why it is tested instead. */
+/** docs/queue.md#direct-merge: whether a PR checked for a direct merge merges directly, or why it is tested instead. */
 function logDirectMerge(
   log: Logger,
   queue: { repo: string; branch: string; queueId: string },

@@ -5,14 +5,14 @@ import {
   hasNonTerminalPullRequests,
   initialQueueState,
   type QueueEvent,
-  type QueueSettings,
   type QueueState,
 } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStorage } from "../ports/queue-storage.ts";
+import type { QueueStorage } from "../ports/queue-persistence.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
 import { OutboxWorker } from "./outbox-worker.ts";
-import { type DispatchOptions, QueueRunner } from "./queue-runner.ts";
+import { QueueRunner } from "./queue-runner.ts";
+import type { DispatchOptions, NewQueueRequest, QueueEngine } from "../ports/queue-engine.ts";
 import type { GitHubPoller } from "../ports/github-poller.ts";
 import { Scheduler, type SchedulerOptions } from "./scheduler.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -28,16 +28,7 @@ export interface EngineDependencies {
   schedule: SchedulerOptions;
 }
 
-export interface NewQueueRequest {
-  queueId: string;
-  repositoryId: string;
-  branch: string;
-  /** Null when the branch does not exist yet. */
-  targetHeadSha: string | null;
-  settings: QueueSettings;
-}
-
-export class MergeQueueEngine {
+export class MergeQueueEngine implements QueueEngine {
   readonly runner: QueueRunner;
   readonly worker: OutboxWorker;
   readonly scheduler: Scheduler;
@@ -80,7 +71,7 @@ export class MergeQueueEngine {
     return this.runner.dispatch(queueId, events, options);
   }
 
-  /** contract 4: refused (false) while any PR is in a non-terminal state; checked under the queue's lock. */
+  /** deleteQueue (docs/api.md#merge-queue-endpoints): refused (false) while any PR is in a non-terminal state; checked under the queue's lock. */
   async deleteQueueIfEmpty(queueId: string): Promise<boolean> {
     const { store } = this.deps;
     return this.runner.exclusively(queueId, () =>

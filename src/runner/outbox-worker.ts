@@ -8,7 +8,7 @@ import {
   outboxLanes,
   type PendingCommand,
   type QueueStorage,
-} from "../ports/queue-storage.ts";
+} from "../ports/queue-persistence.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
 import { isTransient, rateLimitedUntil } from "../ports/github-failures.ts";
 import type { QueueRunner } from "./queue-runner.ts";

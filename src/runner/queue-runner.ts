@@ -11,10 +11,11 @@ import {
   step,
 } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStepSegment, QueueStorage } from "../ports/queue-storage.ts";
+import type { QueueStepSegment, QueueStorage } from "../ports/queue-persistence.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { logDecisions } from "./decision-log.ts";
 import type { Clock } from "../ports/clock.ts";
+import type { DispatchOptions } from "../ports/queue-engine.ts";
 
 export interface RunnerDependencies {
   store: QueueStorage;
@@ -24,13 +25,6 @@ export interface RunnerDependencies {
   prUrl: (location: QueueLocation, prNumber: number) => string;
   /** Called after a step saved commands, so the worker executes them. */
   onCommandsSaved: (queueId: string) => void;
-}
-
-export interface DispatchOptions {
-  /** The webhook delivery the events come from: a redelivery is ignored. */
-  delivery?: { id: string; event: string };
-  /** The outbox command whose result the events are: completed in the same transaction. */
-  completesCommandId?: string;
 }
 
 /** One call of `dispatch`, waiting for the queue's lock. */

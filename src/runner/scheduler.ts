@@ -1,6 +1,6 @@
 // Timers of the queue: testing timeouts (tick), commands due for a retry, and polling GitHub so that a
-// missed webhook or a lost command result never wedges a run (contract 5.3), nor a PR whose mergeability GitHub
-// was computing (5.1).
+// missed webhook or a lost command result never wedges a run (docs/queue.md#reliability), nor a PR whose mergeability GitHub
+// was computing (docs/queue.md#readiness).
 import type { Logger } from "probot";
 import {
   mergeabilityRechecksDue,
@@ -9,7 +9,7 @@ import {
   type QueueState,
 } from "../queue/index.ts";
 import type { QueueLocation } from "../ports/queue-location.ts";
-import type { QueueStorage } from "../ports/queue-storage.ts";
+import type { QueueStorage } from "../ports/queue-persistence.ts";
 import type { GitHubPoller } from "../ports/github-poller.ts";
 import type { OutboxWorker } from "./outbox-worker.ts";
 import type { QueueRunner } from "./queue-runner.ts";

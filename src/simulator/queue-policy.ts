@@ -5,8 +5,8 @@ import { compact, DEFAULT_QUEUE_SETTINGS, initialQueueState, nextDeadline, step 
 import { Agenda } from "./agenda.ts";
 import type { CiRun } from "./ci.ts";
 import { SimulatedCi } from "./ci.ts";
-import type { SimulatedWorld } from "./commands.ts";
-import { CI_STATUS, ciReport, interpret } from "./commands.ts";
+import type { SimulatedWorld } from "./command-answers.ts";
+import { CI_STATUS, ciReport, interpret } from "./command-answers.ts";
 import type { Day, SimulatedPr } from "./model.ts";
 import { HOUR_MS, headCiOf, impactedTargetsOf } from "./model.ts";
 import type { DayOutcome, PrFate, PrOutcome } from "./outcome.ts";
@@ -116,7 +116,7 @@ export function playQueue(
       // Its own CI on its head, when the model gives that evidence.
       const headCi = headCiOf(day, item.pr);
       if (headCi !== null) deliver(headChecks(item.pr, headCi), at);
-      // As CI would, once the PR is submitted: its targets for its head (contract 5.7).
+      // As CI would, once the PR is submitted: its targets for its head (docs/queue.md#parallel-lanes).
       if (lanes !== undefined) deliver(targetsUpload(day, item.pr, lanes), at);
     } else if (item.kind === "report") {
       if (!ci.finish(item.run)) continue;

@@ -158,7 +158,7 @@ export class SimulatedRepository {
   }
 
   /**
-   * Contract 5.7: a lane's PR may merge on a target that other lanes moved since its run. The target is then
+   * docs/queue.md#merging-in-lanes: a lane's PR may merge on a target that other lanes moved since its run. The target is then
    * fine when a passed commit holding the PR holds, up to the PR, nothing the target lacks, and every other PR
    * on the target impacts no target of the PR's: the code the PR's tests cover is what they tested. Up to the
    * PR: a group merged one PR at a time lands through the states its commit starts with, as in single mode.

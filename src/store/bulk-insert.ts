@@ -1,4 +1,4 @@
-// Multi-row inserts for ingestion (contract 7.1 at 100,000 results per second): the statement text for a table,
+// Multi-row inserts for ingestion (docs/performance.md#test-health): the statement text for a table,
 // column list and row count is built once and reused, and rows go in as flat parameter arrays, so no query builder
 // runs per row.
 import { CompiledQuery, type Kysely } from "kysely";

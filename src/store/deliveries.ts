@@ -1,10 +1,12 @@
 import type { Kysely } from "kysely";
-import type { DeliveryRecord } from "../ports/queue-storage.ts";
+import type { DeliveryRecord } from "../ports/queue-persistence.ts";
 import type { Database } from "./schema.ts";
+import type { DeliveryClaim } from "../ports/delivery-claims.ts";
+export type { DeliveryClaim } from "../ports/delivery-claims.ts";
 
 /**
  * Records that a webhook delivery was processed (for a queue, when `key` names one); false when it already was
- * (contract 5.10: processed at most once per delivery id, so a redelivery changes nothing). For a queue, call it
+ * (processed at most once per delivery id, so a redelivery changes nothing: docs/queue.md#reliability). For a queue, call it
  * inside the queue's transaction, so the delivery counts as processed there only together with its effect.
  */
 export async function recordDelivery(
@@ -30,8 +32,6 @@ export async function recordDeliveries(
     .execute();
   return new Set(inserted.map((row) => row.id));
 }
-
-export type DeliveryClaim = "claimed" | "handled" | "in_progress";
 
 /**
  * Claims a delivery for handling: "handled" when a handler already finished it, "in_progress" while another

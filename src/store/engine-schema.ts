@@ -1,7 +1,7 @@
 // Row types of the merge queue engine's tables (migration 0003; the outbox's claims and lanes, 0008; run pools,
 // 0010; parallel lanes, 0011).
 import type { Generated } from "kysely";
-import type { OutboxLane } from "../ports/queue-storage.ts";
+import type { OutboxLane } from "../ports/queue-persistence.ts";
 
 export interface QueueStatesTable {
   queue_id: string;
@@ -13,7 +13,7 @@ export interface QueueStatesTable {
   runs_in_flight: number;
   /** Of the runs in flight, those of the bisection pool (bisection and confirmation runs). */
   bisection_runs_in_flight: Generated<number>;
-  /** Independent groups of the active PRs (contract 5.7): 1 while a single-mode queue tests anything. */
+  /** Independent groups of the active PRs (docs/queue.md#lanes): 1 while a single-mode queue tests anything. */
   lanes_in_flight: Generated<number>;
   awaiting_mergeability: number;
   updated_at: number;
@@ -66,7 +66,7 @@ export interface TestRunsTable {
   end_reason: string | null;
   /** main, bisection or confirmation (the record's `purpose`); main unless told. */
   purpose: Generated<string>;
-  /** The test run record (interface 2.4) as JSON, as of the run's last change. */
+  /** The test run record (docs/api.md#records) as JSON, as of the run's last change. */
   record: string;
 }
 

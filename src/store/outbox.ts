@@ -1,11 +1,11 @@
 // The outbox of commands the queue core asked for, executed at least once and in order per queue and lane.
 import type { Kysely, Transaction } from "kysely";
 import type { QueueCommand } from "../queue/index.ts";
-import type { Claim, OutboxLane, PendingCommand } from "../ports/queue-storage.ts";
+import type { Claim, OutboxLane, PendingCommand } from "../ports/queue-persistence.ts";
 import { newId } from "./ids.ts";
 import type { Database } from "./schema.ts";
 
-export type { OutboxLane } from "../ports/queue-storage.ts";
+export type { OutboxLane } from "../ports/queue-persistence.ts";
 
 /**
  * Commit statuses and PR comments only tell people what the queue did: nothing waits for them, so they run in

@@ -2,11 +2,8 @@
 // bounded by a window of time over an index (queue id first), never the queue's whole history.
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.ts";
-
-export interface RepositoryQueue {
-  id: string;
-  branch: string;
-}
+import type { RepositoryQueue, DepartedPullRequest, QueueActivity } from "../ports/queue-records.ts";
+export type { RepositoryQueue, DepartedPullRequest, QueueActivity } from "../ports/queue-records.ts";
 
 /** The repository's queues, by branch. */
 export function repositoryQueues(db: Kysely<Database>, repositoryId: string): Promise<RepositoryQueue[]> {
@@ -16,19 +13,6 @@ export function repositoryQueues(db: Kysely<Database>, repositoryId: string): Pr
     .where("repository_id", "=", repositoryId)
     .orderBy("branch_key")
     .execute();
-}
-
-export interface DepartedPullRequest {
-  prNumber: number;
-  title: string;
-  author: string;
-  state: "merged" | "failed" | "cancelled";
-  stateReason: string;
-  stateDetail: string;
-  leftAt: number;
-  submittedAt: number;
-  /** The run that tested it last: for a failed PR, the run that proved it. */
-  testRunId: string | null;
 }
 
 /** PRs that reached a final state after `since`, latest first, at most `limit` (index transitions_by_queue_time). */
@@ -96,18 +80,6 @@ export async function queueStateVersion(db: Kysely<Database>, queueId: string): 
     .where("queue_id", "=", queueId)
     .executeTakeFirst();
   return row?.version;
-}
-
-/** What happened to a queue after `since`: its charts of the last day are drawn from it. */
-export interface QueueActivity {
-  /** When each PR merged, and how long after its submission. */
-  merges: { at: number; durationMs: number }[];
-  /** When each submission entered the queue. */
-  entered: number[];
-  /** When each PR left it (merged, failed, cancelled). */
-  left: number[];
-  /** When each test run ended. */
-  runsEnded: number[];
 }
 
 export async function queueActivity(

@@ -3,6 +3,8 @@ import type { QueueLocation } from "../ports/queue-location.ts";
 import type { Connection } from "./connection.ts";
 import { preparedListQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
+import type { CommitConcerns } from "../ports/queue-location.ts";
+export type { CommitConcerns } from "../ports/queue-location.ts";
 
 /** The columns of a QueueLocation, from `queues` joined with `repositories`. */
 export const locationColumns = [
@@ -67,17 +69,6 @@ const concernedBy = preparedListQuery((db, shas) =>
         .where("state", "in", QUEUED_STATES),
     ),
 );
-
-/**
- * Whom CI results on a commit concern: the queues with a run testing it, and the queued, not-ready PRs whose head
- * it is (the results may make them mergeable).
- */
-export interface CommitConcerns {
-  testing: string[];
-  notReady: { queueId: string; prNumber: number }[];
-  /** Every queued PR whose head it is, not-ready ones too. */
-  queued: { queueId: string; prNumber: number }[];
-}
 
 /** What concerns each of the commits, in one read (one per CI webhook, or per several gathered). */
 export async function commitsConcerns(

@@ -1,10 +1,12 @@
-// Reads behind the Prometheus metrics (contract 6), and the counters the queue steps advance. Every read is a
+// Reads behind the Prometheus metrics (docs/monitoring.md#merge-queue-metrics), and the counters the queue steps advance. Every read is a
 // grouped count or sum over an index, bounded by what is queued now or happened in the last hour, or a handful
 // of counter rows: never the queues' whole history, whose rows are not loaded either. Every replica reading the
 // same database answers the same.
 import { type Expression, type Kysely, sql, type Transaction } from "kysely";
 import { isTerminal, type QueueState } from "../queue/index.ts";
 import type { Database } from "./schema.ts";
+import type { CountRow } from "../ports/queue-records.ts";
+export type { CountRow } from "../ports/queue-records.ts";
 
 /** The queues a scrape covers: an organization's, or one repository's of it. */
 export interface MetricsScope {
@@ -22,7 +24,7 @@ export interface MetricsQueue {
   runsInFlight: number;
   /** Of `runsInFlight`, those of the bisection pool. */
   bisectionRunsInFlight: number;
-  /** Independent lanes among the PRs under test or waiting to merge (contract 5.7). */
+  /** Independent lanes among the PRs under test or waiting to merge (docs/monitoring.md#merge-queue-metrics). */
   lanesInFlight: number;
 }
 
@@ -55,12 +57,6 @@ export async function queuesInScope(db: Kysely<Database>, scope: MetricsScope): 
   return query.execute();
 }
 
-export interface CountRow {
-  queueId: string;
-  key: string;
-  count: number;
-}
-
 /** Submissions per queue in one of `states` (index submissions_by_queue_state): the PRs queued now. */
 export async function submissionsInStates(
   db: Kysely<Database>,
@@ -83,7 +79,7 @@ export async function submissionsInStates(
  */
 export type CounterMetric = "pr_conclusions" | "test_runs" | "bisection_test_runs";
 
-/** The pools of test runs (contract 6 `queue_type`). */
+/** The pools of test runs (`queue_type`, docs/monitoring.md#merge-queue-metrics). */
 export type RunPool = "main" | "bisection";
 
 export interface CounterIncrement {
@@ -228,6 +224,23 @@ function toBuckets(rows: readonly BucketRow[], boundsMs: readonly number[]): Dur
   }));
 }
 
+/** Submission to a transition of the PR, per queue, over the transitions after `since` (narrowed by the caller). */
+function submissionToTransition(
+  db: Kysely<Database>,
+  queueIds: readonly string[],
+  since: number,
+  boundsMs: readonly number[],
+) {
+  const duration = sql<number>`t.at - s.submitted_at`;
+  return db
+    .selectFrom("pull_request_transitions as t")
+    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
+    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
+    .where("t.queue_id", "in", queueIds)
+    .where("t.at", ">", since)
+    .groupBy("t.queue_id");
+}
+
 /** Submission to first test, for PRs whose first test started after `since`. */
 export async function waitDurations(
   db: Kysely<Database>,
@@ -236,14 +249,8 @@ export async function waitDurations(
   boundsMs: readonly number[],
 ): Promise<DurationBuckets[]> {
   if (queueIds.length === 0) return [];
-  const duration = sql<number>`t.at - s.submitted_at`;
-  const rows = await db
-    .selectFrom("pull_request_transitions as t")
-    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
-    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
-    .where("t.queue_id", "in", queueIds)
+  const rows = await submissionToTransition(db, queueIds, since, boundsMs)
     .where("t.state", "=", "testing")
-    .where("t.at", ">", since)
     // The first test only: a restarted PR tests again, but it waited once (primary key prefix lookup).
     .where(({ not, exists, selectFrom }) =>
       not(
@@ -256,7 +263,6 @@ export async function waitDurations(
         ),
       ),
     )
-    .groupBy("t.queue_id")
     .execute();
   return toBuckets(rows as unknown as BucketRow[], boundsMs);
 }
@@ -270,15 +276,8 @@ export async function timesInQueue(
   boundsMs: readonly number[],
 ): Promise<DurationBuckets[]> {
   if (queueIds.length === 0) return [];
-  const duration = sql<number>`t.at - s.submitted_at`;
-  const rows = await db
-    .selectFrom("pull_request_transitions as t")
-    .innerJoin("pull_request_submissions as s", "s.id", "t.submission_id")
-    .select(["t.queue_id as queueId", ...bucketColumns(duration, boundsMs)])
-    .where("t.queue_id", "in", queueIds)
+  const rows = await submissionToTransition(db, queueIds, since, boundsMs)
     .where("t.state", "in", states)
-    .where("t.at", ">", since)
-    .groupBy("t.queue_id")
     .execute();
   return toBuckets(rows as unknown as BucketRow[], boundsMs);
 }

@@ -3,7 +3,7 @@
 import type { Insertable, Transaction } from "kysely";
 import type { QueueState } from "../queue/index.ts";
 import { pullRequestView, testRunView } from "../presentation/queue-views.ts";
-import type { QueueStepSegment } from "../ports/queue-storage.ts";
+import type { QueueStepSegment } from "../ports/queue-persistence.ts";
 import type { PullRequestTransitionsTable } from "./engine-schema.ts";
 import { advanceCounters, type CounterIncrement, countersAdvancedBy } from "./queue-metrics.ts";
 import { queueColumns } from "./queues.ts";

@@ -7,7 +7,7 @@ import type {
   QueueNeedingAttention,
   QueueStep,
   StoredQueueState,
-} from "../ports/queue-storage.ts";
+} from "../ports/queue-persistence.ts";
 import { preparedListQuery, preparedQuery } from "./prepared-query.ts";
 import { locationColumns } from "./queue-locations.ts";
 import type { Connection, Dialect } from "./connection.ts";

@@ -1,7 +1,6 @@
-// The queue runner's storage (src/ports/queue-storage.ts) on this database, and the API's reads of queue states,
+// The queue runner's storage (src/ports/queue-persistence.ts) on this database, and the API's reads of queue states,
 // which share its parsed states: a state a step saved serves the reads that follow without being parsed again.
-import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-storage.ts";
-import type { QueueState } from "../queue/index.ts";
+import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-persistence.ts";
 import type { Connection } from "./connection.ts";
 import { purgeDeliveries, recordDeliveries } from "./deliveries.ts";
 import {
@@ -26,14 +25,8 @@ import {
 import { gatheredReads } from "./gathered-reads.ts";
 import { deleteQueueRow, insertQueue } from "./queues.ts";
 import { QueueStateCache } from "./state-cache.ts";
-
-/** A queue's state as saved at `version`. */
-export interface QueueSnapshot {
-  queueId: string;
-  version: number;
-  /** Shared between requests and steps: the core never mutates a state, and neither may a reader. */
-  state: QueueState;
-}
+import type { QueueSnapshot } from "../ports/queue-records.ts";
+export type { QueueSnapshot } from "../ports/queue-records.ts";
 
 export interface QueueStateReads {
   /**

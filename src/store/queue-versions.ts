@@ -2,16 +2,12 @@
 // parsed before is still the latest, on every replica, since each saved step increments it.
 import type { Kysely } from "kysely";
 import type { RepositoryRef } from "../ports/github-reads.ts";
-import type { QueueRef } from "./queues.ts";
 import type { Repository } from "./repositories.ts";
 import { ContentMemo } from "./content-mark.ts";
 import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
-
-export interface VersionedQueueRef extends QueueRef {
-  /** The version of the queue's last saved state. */
-  version: number;
-}
+import type { VersionedQueueRef } from "../ports/queue-records.ts";
+export type { VersionedQueueRef } from "../ports/queue-records.ts";
 
 /** The repository's queue for a branch (in any letter case) and the version of its saved state. */
 export async function findQueueVersion(

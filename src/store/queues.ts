@@ -3,12 +3,8 @@
 import type { Kysely, Transaction } from "kysely";
 import type { QueueSettings } from "../queue/index.ts";
 import type { Database, QueuesTable } from "./schema.ts";
-
-export interface QueueRef {
-  id: string;
-  repositoryId: string;
-  branch: string;
-}
+import type { QueueRef } from "../ports/queue-records.ts";
+export type { QueueRef } from "../ports/queue-records.ts";
 
 type SettingsColumns = Omit<
   QueuesTable,

@@ -88,7 +88,7 @@ export interface PullRequestSubmissionsTable {
   skip_the_line: Flag;
   no_batch: Flag;
   submitted_at: number;
-  /** The PR record (interface 2.2) as JSON, as of the submission's last change. */
+  /** The PR record (docs/api.md#records) as JSON, as of the submission's last change. */
   record: Generated<string>;
 }
 

@@ -1,6 +1,6 @@
 // Prepared statements that are prepared once. better-sqlite3 prepares each SQL text Kysely runs, and preparing costs
 // as much as running a small query; ingestion runs the same multi-row inserts hundreds of times per upload
-// (contract 7.1 at 100,000 results per second). Kysely needs only `prepare` and `close` of the database, so the
+// (docs/performance.md#test-health). Kysely needs only `prepare` and `close` of the database, so the
 // cache sits between them. Every statement passes here, so this is also where a statement that writes tells the
 // connection's content mark (content-mark.ts).
 import type BetterSqlite3 from "better-sqlite3";

@@ -2,14 +2,10 @@
 import type { Kysely } from "kysely";
 import type { PullRequestView } from "../presentation/queue-views.ts";
 import type { Database } from "./schema.ts";
+import type { SubmissionPage } from "../ports/queue-records.ts";
+export type { SubmissionPage } from "../ports/queue-records.ts";
 
-export interface SubmissionPage {
-  records: PullRequestView[];
-  /** The last row of a full page: where the next page starts. */
-  last: { submittedAt: number; id: string } | null;
-}
-
-/** Newest first (contract 4 listPullRequests), keyset-paged so that every row is seen once. */
+/** Newest first (listPullRequests, docs/api.md#merge-queue-endpoints), keyset-paged so that every row is seen once. */
 export async function listSubmissions(
   db: Kysely<Database>,
   queueId: string,

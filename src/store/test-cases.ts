@@ -1,13 +1,35 @@
-// Test cases (contract 7.2) and the aggregates classification and quarantine keep on them (7.3, 7.4).
+// Test cases (docs/test-health.md#test-identity) and the aggregates classification and quarantine keep on them (#classification, #quarantine).
 import { CompiledQuery, type Kysely, type Selectable, sql, type Transaction } from "kysely";
-import type { HealthStatus, QuarantineSetting } from "../health/classification.ts";
-import type { TestCase, TestCaseHealth } from "../health/test-case.ts";
+import type { HealthStatus, QuarantineSetting, TestCase, TestCaseHealth } from "../test-health/index.ts";
 import { insertValues } from "./bulk-insert.ts";
 import type { Connection, Dialect } from "./connection.ts";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
 import type { TestCasesTable } from "./test-health-schema.ts";
 import type { NewTestCases } from "../ports/test-case-storage.ts";
+
+const healthColumns = [
+  "status",
+  "status_reason",
+  "status_changed_at",
+  "quarantine_setting",
+  "quarantined",
+  "quarantined_at",
+  "settled",
+] as const;
+
+const flag = (value: boolean) => (value ? 1 : 0);
+
+/** The values of `healthColumns`. */
+const healthValues = (health: TestCaseHealth) => [
+  health.status,
+  health.statusReason,
+  health.statusChangedAt,
+  health.quarantineSetting,
+  flag(health.quarantined),
+  health.quarantinedAt,
+  flag(health.settled),
+];
 
 const insertColumns = [
   "id",
@@ -17,17 +39,9 @@ const insertColumns = [
   "parent",
   "file_path",
   "variant",
-  "status",
-  "status_reason",
-  "status_changed_at",
-  "quarantine_setting",
-  "quarantined",
-  "quarantined_at",
-  "settled",
+  ...healthColumns,
   "first_seen_at",
 ] as const;
-
-const flag = (value: boolean) => (value ? 1 : 0);
 
 /** Appends the test case's values in `insertColumns` order. */
 function pushValues(values: unknown[], testCase: TestCase): void {
@@ -39,13 +53,7 @@ function pushValues(values: unknown[], testCase: TestCase): void {
     testCase.parent,
     testCase.filePath,
     testCase.variant,
-    testCase.status,
-    testCase.statusReason,
-    testCase.statusChangedAt,
-    testCase.quarantineSetting,
-    flag(testCase.quarantined),
-    testCase.quarantinedAt,
-    flag(testCase.settled),
+    ...healthValues(testCase),
     testCase.firstSeenAt,
   );
 }
@@ -168,27 +176,6 @@ export async function insertNewTestCases(
     suffix: `on conflict ("id") do nothing`,
   });
 }
-
-const healthColumns = [
-  "status",
-  "status_reason",
-  "status_changed_at",
-  "quarantine_setting",
-  "quarantined",
-  "quarantined_at",
-  "settled",
-] as const;
-
-/** The values of `healthColumns`. */
-const healthValues = (health: TestCaseHealth) => [
-  health.status,
-  health.statusReason,
-  health.statusChangedAt,
-  health.quarantineSetting,
-  flag(health.quarantined),
-  health.quarantinedAt,
-  flag(health.settled),
-];
 
 /** Writes the health of existing test cases (their identity never changes). */
 export async function saveTestCaseHealth(

@@ -1,8 +1,8 @@
-// What the uploads' checkouts told of a repository (contract 7.3 default branch, 7.5 CODEOWNERS): test health
+// What the uploads' checkouts told of a repository (default branch, CODEOWNERS: docs/test-health.md#uploading-results-from-ci): test health
 // learns both from the CLI in CI, so that neither an upload nor a read waits on GitHub.
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-import type { CheckoutFacts } from "../ports/test-health-storage.ts";
+import type { CheckoutFacts } from "../ports/test-health-persistence.ts";
 
 export async function checkoutFacts(db: Kysely<Database>, repositoryId: string): Promise<CheckoutFacts> {
   const row = await db

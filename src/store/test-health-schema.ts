@@ -5,7 +5,7 @@ import type { Flag } from "./flag.ts";
 export interface TestCasesTable {
   /** Assigned by the database; what results refer to. */
   key: Generated<number>;
-  /** contract 7.2: UUIDv5 of the repository and the test's identity. */
+  /** UUIDv5 of the repository and the test's identity (docs/test-health.md#test-identity). */
   id: string;
   repository_id: string;
   name: string;
@@ -13,11 +13,11 @@ export interface TestCasesTable {
   parent: string;
   file_path: string;
   variant: string;
-  /** healthy, flaky or broken (contract 7.3). */
+  /** healthy, flaky or broken (docs/test-health.md#classification). */
   status: string;
   status_reason: string;
   status_changed_at: number;
-  /** always, never or auto (contract 7.4). */
+  /** always, never or auto (docs/test-health.md#quarantine). */
   quarantine_setting: string;
   quarantined: Flag;
   /** When the test last became quarantined; kept after it is released. */
@@ -25,7 +25,7 @@ export interface TestCasesTable {
   /**
    * 1 when the test was healthy without any failure in the window when it was last classified. Such a test stays
    * exactly that until a failure is uploaded, so an upload in which it passes neither reads nor writes its row,
-   * and the hourly ageing pass leaves it alone (contract 7.3: classification stays incremental).
+   * and the hourly ageing pass leaves it alone (classification stays incremental: docs/test-health.md#classification).
    */
   settled: Flag;
   /** When the service first received a result of the test (retention forgets tests first seen long ago). */
@@ -42,7 +42,7 @@ export interface TestUploadsTable {
   job_name: string | null;
   variant: string;
   run_url: string | null;
-  /** The time of every result of the upload (contract 7.3). */
+  /** The time of every result of the upload (docs/test-health.md#classification). */
   started_at: number;
   received_at: number;
   test_results: number;
@@ -66,7 +66,7 @@ export interface TestFailuresTable {
   seq: number;
   repository_id: string;
   received_at: number;
-  /** contract 7.5: the normalised first line of the failure. */
+  /** The normalised first line of the failure (docs/test-health.md#listings). */
   summary: string;
 }
 
@@ -79,7 +79,7 @@ export interface ServiceSecretsTable {
 /** A repository's test-health settings (migration 0006); a repository without a row has the defaults. */
 export interface TestHealthSettingsTable {
   repository_id: string;
-  /** contract 7.4: whether tests with the `auto` setting are quarantined while flaky (default on). */
+  /** docs/test-health.md#quarantine: whether tests with the `auto` setting are quarantined while flaky (default on). */
   auto_quarantine: Flag;
   updated_at: number;
 }
@@ -98,9 +98,9 @@ export interface TestCaseTicketsTable {
  */
 export interface TestHealthCheckoutsTable {
   repository_id: string;
-  /** contract 7.3: the default branch, once an upload named it. */
+  /** The default branch, once an upload named it (docs/test-health.md#classification). */
   default_branch: string | null;
-  /** contract 7.5: the text of the checkout's CODEOWNERS ("" when it has none), once an upload sent it. */
+  /** The text of the checkout's CODEOWNERS ("" when it has none), once an upload sent it. */
   codeowners: string | null;
   updated_at: number;
 }

@@ -1,7 +1,7 @@
-// A repository's test-health settings (contract 7.4), read by every writer of its tests' health.
+// A repository's test-health settings (docs/test-health.md#quarantine), read by every writer of its tests' health.
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-import type { TestHealthSettings } from "../ports/test-health-storage.ts";
+import type { TestHealthSettings } from "../ports/test-health-persistence.ts";
 
 export const DEFAULT_TEST_HEALTH_SETTINGS: Readonly<TestHealthSettings> = Object.freeze({
   autoQuarantine: true,

@@ -1,6 +1,6 @@
-// The test-health use cases' storage (src/ports/test-health-storage.ts) on this database.
+// The test-health use cases' storage (src/ports/test-health-persistence.ts) on this database.
 import type { TestCaseKeyCache } from "../ports/test-case-storage.ts";
-import type { TestHealthStorage } from "../ports/test-health-storage.ts";
+import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import type { Connection } from "./connection.ts";
 import { queueBranches } from "./queues.ts";
 import { testCaseKeyCache } from "./test-case-key-cache.ts";

@@ -3,23 +3,12 @@
 import type { Kysely } from "kysely";
 import type { Repository } from "./repositories.ts";
 import type { Database } from "./schema.ts";
-import type { TestCase } from "../health/test-case.ts";
+import type { TestCase } from "../test-health/index.ts";
 import { testCaseFromRow } from "./test-cases.ts";
+import type { RecentResult } from "../ports/test-page-reads.ts";
+export type { RecentResult } from "../ports/test-page-reads.ts";
 
-export interface RecentResult {
-  occurredAt: number;
-  /** passed, failed or skipped. */
-  outcome: string;
-  branch: string;
-  commitSha: string;
-  prNumber: number | null;
-  jobName: string | null;
-  runUrl: string | null;
-  /** The failure's summary (contract 7.5) when the result failed. */
-  failureSummary: string | null;
-}
-
-/** A test case and its repository, by the test's id (contract 7.2: unique across repositories). */
+/** A test case and its repository, by the test's id (unique across repositories: docs/test-health.md#test-identity). */
 export async function findTestCaseById(
   db: Kysely<Database>,
   id: string,

@@ -1,4 +1,4 @@
-// The pages of the test-health listings (contract 7.5), read with keyset paging: a page starts after (or ends
+// The pages of the test-health listings (docs/test-health.md#listings), read with keyset paging: a page starts after (or ends
 // before) the sort key of a row the client saw, so each row is read once however far the walk goes, and rows that
 // change while it goes cannot make another row repeat or vanish. Every listing reads as of a snapshot time: rows
 // whose sort key moved after it (a status changed, a test was quarantined again, failures were received) are left
@@ -12,24 +12,24 @@ import {
   type SqlBool,
   sql,
 } from "kysely";
-import type { HealthStatus } from "../health/classification.ts";
-import type { TestListingReads, FailureRange } from "../ports/test-listing-reads.ts";
-import type { Connection, Dialect } from "./connection.ts";
-import { serviceSecret } from "./service-secrets.ts";
-import type { Database } from "./schema.ts";
-import type { TestCase } from "../health/test-case.ts";
-import { testCaseFromRow } from "./test-cases.ts";
-import type { TestCasesTable } from "./test-health-schema.ts";
 import {
   type FailingTest,
   type FailureCountKey,
   forward,
+  type HealthStatus,
   type Page,
-  type PagePosition,
   pageOf,
+  type PagePosition,
   type QuarantineKey,
   type StatusChangeKey,
-} from "../health/listings.ts";
+  type TestCase,
+} from "../test-health/index.ts";
+import type { TestListingReads, FailureRange } from "../ports/test-listing-reads.ts";
+import type { Connection, Dialect } from "./connection.ts";
+import { serviceSecret } from "./service-secrets.ts";
+import type { Database } from "./schema.ts";
+import { testCaseFromRow } from "./test-cases.ts";
+import type { TestCasesTable } from "./test-health-schema.ts";
 
 type TestCasesWhere = ExpressionBuilder<Database, "test_cases">;
 

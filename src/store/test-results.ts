@@ -1,11 +1,10 @@
-// Uploads of JUnit results, one row per result, and the failures among them (contract 7.1, 7.3, 7.5).
+// Uploads of JUnit results, one row per result, and the failures among them (docs/test-health.md#uploading-results-from-ci, #classification, #listings).
 import { type Kysely, sql } from "kysely";
-import type { TestRun } from "../health/classification.ts";
-import type { TestOutcome } from "../health/parsed-report.ts";
+import type { CommonFailure, RunCounts, TestOutcome, TestRun } from "../test-health/index.ts";
 import { insertValues } from "./bulk-insert.ts";
 import type { Dialect } from "./connection.ts";
 import type { Database } from "./schema.ts";
-import type { CommonFailure, RunCounts, Upload, UploadResultsContext } from "../ports/test-result-storage.ts";
+import type { Upload, UploadResultsContext } from "../ports/test-result-storage.ts";
 
 /** Records an upload whose results follow; returns its key. */
 export async function insertUpload(db: Kysely<Database>, upload: Upload): Promise<number> {
@@ -113,7 +112,7 @@ export async function runHistory(
 
 const DAY_MS = 24 * 3600 * 1000;
 
-/** contract 7.5: runs and failures of each test in the last 7 days and the last 24 hours before `now`. */
+/** docs/test-health.md#listings: runs and failures of each test in the last 7 days and the last 24 hours before `now`. */
 export async function runCounts(
   db: Kysely<Database>,
   testKeys: readonly number[],
@@ -149,7 +148,7 @@ export async function runCounts(
   return counts;
 }
 
-/** contract 7.5: the failures of each test since `since` grouped by summary, most frequent first, top `limit`. */
+/** docs/test-health.md#listings: the failures of each test since `since` grouped by summary, most frequent first, top `limit`. */
 export async function commonFailures(
   db: Kysely<Database>,
   testKeys: readonly number[],
@@ -192,7 +191,7 @@ export async function commonFailures(
   return grouped;
 }
 
-/** contract 7.5: distinct pull requests with a failure of each test since `since`. */
+/** docs/test-health.md#listings: distinct pull requests with a failure of each test since `since`. */
 export async function pullRequestsImpacted(
   db: Kysely<Database>,
   testKeys: readonly number[],

@@ -1,4 +1,4 @@
-// Tickets linked to test cases (contract 7.5 `ticket`; POST /v1/flaky-tests/link-ticket). A test has at most one;
+// Tickets linked to test cases (`ticket`; POST /v1/flaky-tests/link-ticket: docs/test-health.md#records). A test has at most one;
 // it goes when the test case goes (a foreign key with ON DELETE CASCADE, migration 0005).
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";

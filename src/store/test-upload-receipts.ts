@@ -2,7 +2,7 @@
 // stores nothing again. Kept as long as the upload's results.
 import type { Kysely } from "kysely";
 import type { Database } from "./schema.ts";
-import type { UploadReceipt } from "../ports/test-health-storage.ts";
+import type { UploadReceipt } from "../ports/test-health-persistence.ts";
 
 export async function findUploadReceipt(
   db: Kysely<Database>,

@@ -1,28 +1,17 @@
-// API tokens (contract 3): random, shown once, stored as a hash, compared in constant time, revocable.
+// API tokens (docs/api.md#tokens-and-organizations): random, shown once, stored as a hash, compared in constant time, revocable.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import { ContentMemo } from "./content-mark.ts";
 import { newId } from "./ids.ts";
 import { preparedQuery } from "./prepared-query.ts";
 import type { Database } from "./schema.ts";
+import type { Owner, Principal } from "../ports/api-tokens.ts";
+export type { Owner, Principal } from "../ports/api-tokens.ts";
 
 const tokenPattern = /^sy_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 const orgSlugPattern = /^[a-z0-9](?:[a-z0-9-]{0,38})$/;
 /** Writing last_used_at on every request would serialise reads behind SQLite's single writer. */
 const lastUsedResolutionMs = 60_000;
-
-export interface Owner {
-  host: string;
-  ownerKey: string;
-}
-
-/** Who a request acts for: the token's organization and the GitHub owners it covers. */
-export interface Principal {
-  tokenId: string;
-  organizationId: string;
-  organizationSlug: string;
-  owners: Owner[];
-}
 
 export interface TokenSummary {
   id: string;

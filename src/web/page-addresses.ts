@@ -1,4 +1,4 @@
-// The addresses of the pages under /tests: a test's is its id (contract 7.5), a repository's is
+// The addresses of the pages under /tests: a test's is its id (docs/test-health.md#a-tests-page), a repository's is
 // <host>/<owner>/<name>, as on GitHub, so a person can write it from the repository's own URL.
 import type { RepositoryRef } from "../ports/github-reads.ts";
 

@@ -3,8 +3,8 @@
 import { loggableUrl } from "../http/request-log.ts";
 import { STATUS_CODES } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ApiDependencies } from "../http/dependencies.ts";
-import type { Principal } from "../store/tokens.ts";
+import type { EdgeDependencies } from "../http/dependencies.ts";
+import type { Principal } from "../ports/api-tokens.ts";
 import { sendPage } from "./page-replies.ts";
 import { messagePage, type SignInTarget } from "./test-page-html.ts";
 
@@ -26,14 +26,14 @@ export interface Visitor {
 
 /** What the routes of the pages share. */
 export interface PageContext {
-  deps: ApiDependencies;
+  deps: EdgeDependencies;
   visitorOf(request: FastifyRequest): Promise<Visitor | null>;
   /** The 401 sign-in form, reloading once when a link from another site came without the cookie. */
   signIn(request: FastifyRequest, reply: FastifyReply, target: SignInTarget): FastifyReply;
 }
 
 /** What every folder of pages shares: forms as bodies, and errors and unknown addresses answered as pages. */
-export function preparePages(pages: FastifyInstance, deps: ApiDependencies): void {
+export function preparePages(pages: FastifyInstance, deps: EdgeDependencies): void {
   pages.addContentTypeParser(
     "application/x-www-form-urlencoded",
     { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },

@@ -1,6 +1,6 @@
 // The HTML of a repository's test health page: a summary of counts, then one table per listing, each row linking
 // to the test's page, each table with its own paging links.
-import type { unhealthyTestRecord } from "../health-use-cases/test-records.ts";
+import type { unhealthyTestRecord } from "../presentation/test-records.ts";
 import { html, link, type Markup, page, tableSection, time } from "./html.ts";
 import { fromRepositoryPage } from "./page-addresses.ts";
 import { quarantineSettingText } from "./test-page-html.ts";

@@ -1,12 +1,11 @@
 // A repository's test health at /tests/<host>/<owner>/<name>: its broken, flaky and quarantined tests and those that
-// failed in the last 7 days, read with the /v1 listings (test-health-listings.ts) and paged with their signed page
-// tokens, one per section in the page's query (?broken=…&flaky=…), so each section pages on its own.
+// failed in the last 7 days, read with the /v1 listings (test-health-use-cases/listing-definitions.ts) and paged
+// with their signed page tokens, one per section in the page's query (?broken=…&flaky=…), so each section pages on
+// its own.
 import type { FastifyInstance } from "fastify";
-import { CLASSIFICATION_WINDOW_MS } from "../health/classification.ts";
+import { CLASSIFICATION_WINDOW_MS, type TestCase } from "../test-health/index.ts";
 import type { RepositoryRef } from "../ports/github-reads.ts";
-import { findRepository } from "../store/repositories.ts";
-import type { TestCase } from "../health/test-case.ts";
-import { type Listing, readPage } from "../health-use-cases/page-tokens.ts";
+import { type Listing, readPage } from "../test-health-use-cases/page-tokens.ts";
 import { Refusal } from "../ports/refusals.ts";
 import { organizationCovers } from "../http/organization-access.ts";
 import {
@@ -15,8 +14,9 @@ import {
   listingPageTokens,
   quarantinedTestsListing,
   unhealthyTestsListing,
-} from "../health-use-cases/test-listings.ts";
-import { recordContext, testStatistics, unhealthyTestRecord } from "../health-use-cases/test-records.ts";
+} from "../test-health-use-cases/listing-definitions.ts";
+import { unhealthyTestRecord } from "../presentation/test-records.ts";
+import { recordContext, testStatistics } from "../test-health-use-cases/record-facts.ts";
 import { fromRepositoryPage, repositoryRefOf } from "./page-addresses.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import {
@@ -27,7 +27,7 @@ import {
 } from "./repository-page-html.ts";
 import { messagePage, type SignInTarget } from "./test-page-html.ts";
 import type { PageContext } from "./page-context.ts";
-import { testListingReads } from "../store/test-listings.ts";
+import { testHealthDependencies } from "../http/dependencies.ts";
 
 /**
  * The failures of the last 7 days as of a walk's snapshot: (snapshot - 7 days, snapshot], so that a failure
@@ -53,8 +53,7 @@ interface ListedTest {
 
 export function registerRepositoryPage(pages: FastifyInstance, context: PageContext): void {
   const { deps } = context;
-  const { store } = deps;
-  const listings = testListingReads(store);
+  const listings = deps.testListings;
   const tokens = listingPageTokens(listings);
 
   pages.get<{ Params: { host: string; owner: string; name: string }; Querystring: Record<string, unknown> }>(
@@ -68,7 +67,7 @@ export function registerRepositoryPage(pages: FastifyInstance, context: PageCont
       if (visitor === null) return context.signIn(request, reply, repositorySignIn(ref));
       if (!organizationCovers(visitor.principal, ref.host, ref.owner))
         return notFoundPage(reply, "Repository");
-      const repository = await findRepository(store.db, ref);
+      const repository = await deps.repositories.findRepository(ref);
       if (repository === undefined) return notFoundPage(reply, "Repository");
 
       const positions = Object.fromEntries(
@@ -117,8 +116,8 @@ export function registerRepositoryPage(pages: FastifyInstance, context: PageCont
         ...new Map(sections.flatMap((s) => s.tests.map((t) => [t.testCase.key, t.testCase]))).values(),
       ];
       const [recordsContext, statistics] = await Promise.all([
-        recordContext(deps, repository),
-        testStatistics(store, testCases, deps.clock(), { full: false }),
+        recordContext(testHealthDependencies(deps), repository),
+        testStatistics(deps.testHealth, testCases, deps.clock(), { full: false }),
       ]);
       // Links to another page of one section keep the other sections where they are.
       const pageLink = (section: SectionName, token: string) => {

@@ -4,11 +4,12 @@
 // page again with the reason.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { validate as isUuid } from "uuid";
-import type { Repository } from "../store/repositories.ts";
-import { quarantineSettings } from "../health/classification.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
+import { quarantineSettings } from "../test-health/index.ts";
+import { testHealthDependencies } from "../http/dependencies.ts";
 import { refusalProblem } from "../http/problem.ts";
 import { InvalidRequest, Refusal } from "../ports/refusals.ts";
-import { linkTestTicket, setQuarantineSetting } from "../health-use-cases/test-triage.ts";
+import { linkTestTicket, setQuarantineSetting } from "../test-health-use-cases/test-triage.ts";
 import { fromAnotherSite, isFormToken } from "./browser-sessions.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { showTestPage, testSignIn, visibleTest } from "./test-page.ts";
@@ -55,12 +56,12 @@ async function decide(
           [{ path: "setting", message: `must be one of ${quarantineSettings.join(", ")}` }],
         );
       }
-      return setQuarantineSetting(deps, repository, testId, setting);
+      return setQuarantineSetting(testHealthDependencies(deps), repository, testId, setting);
     }
     case "link-ticket":
-      return linkTestTicket(deps, repository, testId, field("ticket_url"));
+      return linkTestTicket(testHealthDependencies(deps), repository, testId, field("ticket_url"));
     case "unlink-ticket":
-      return linkTestTicket(deps, repository, testId, null);
+      return linkTestTicket(testHealthDependencies(deps), repository, testId, null);
   }
 }
 

@@ -1,7 +1,7 @@
 // The HTML of the test pages: a test's record and recent results, the sign-in form, and error pages. Server-rendered,
 // no script; every value is escaped, since test names and failure messages come from uploaded reports.
-import type { RecentResult } from "../store/test-history.ts";
-import type { testRecord } from "../health-use-cases/test-records.ts";
+import type { RecentResult } from "../ports/test-page-reads.ts";
+import type { testRecord } from "../presentation/test-records.ts";
 import type { Markup } from "./html.ts";
 import { html, link, page, percent, tableSection, time } from "./html.ts";
 

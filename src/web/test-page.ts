@@ -1,12 +1,12 @@
-// A test's page at its html_url (contract 7.5: `${PUBLIC_URL}/tests/<id>`): what get-test-details answers, the
+// A test's page at its html_url (`${PUBLIC_URL}/tests/<id>`: docs/test-health.md#a-tests-page): what get-test-details answers, the
 // latest results, and the forms of test-actions.ts, for a person.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { validate as isUuid } from "uuid";
-import type { Repository } from "../store/repositories.ts";
-import type { TestCase } from "../health/test-case.ts";
-import { findTestCaseById, recentResults } from "../store/test-history.ts";
+import type { Repository } from "../ports/test-case-storage.ts";
+import type { TestCase } from "../test-health/index.ts";
+import { testHealthDependencies } from "../http/dependencies.ts";
 import { organizationCovers } from "../http/organization-access.ts";
-import { fullTestRecords } from "../health-use-cases/test-records.ts";
+import { fullTestRecords } from "../test-health-use-cases/record-facts.ts";
 import { repositoryPagePath } from "./page-addresses.ts";
 import { notFoundPage, sendPage } from "./page-replies.ts";
 import { changes, type SignInTarget, type TriageView, testPage } from "./test-page-html.ts";
@@ -28,7 +28,7 @@ export async function visibleTest(
   visitor: Visitor,
   testId: string,
 ): Promise<{ testCase: TestCase; repository: Repository } | undefined> {
-  const found = await findTestCaseById(context.deps.store.db, testId);
+  const found = await context.deps.testPages.findTestCaseById(testId);
   const visible =
     found && organizationCovers(visitor.principal, found.repository.host, found.repository.owner);
   return visible ? found : undefined;
@@ -45,8 +45,8 @@ export async function showTestPage(
   const { deps } = context;
   const { testCase, repository } = found;
   const [[record], results] = await Promise.all([
-    fullTestRecords(deps, repository, [testCase]),
-    recentResults(deps.store.db, testCase.key, RECENT_RESULTS),
+    fullTestRecords(testHealthDependencies(deps), repository, [testCase]),
+    deps.testPages.recentResults(testCase.key, RECENT_RESULTS),
   ]);
   const view = {
     record: record as NonNullable<typeof record>,

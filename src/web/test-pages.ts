@@ -4,9 +4,7 @@
 // the repository, as in the API.
 import type { FastifyInstance } from "fastify";
 import { validate as isUuid } from "uuid";
-import { serviceSecret } from "../store/service-secrets.ts";
-import { authenticate, principalOfToken } from "../store/tokens.ts";
-import type { ApiDependencies } from "../http/dependencies.ts";
+import type { EdgeDependencies } from "../http/dependencies.ts";
 import {
   BrowserSessions,
   cookieValue,
@@ -26,13 +24,11 @@ import { type PageContext, preparePages } from "./page-context.ts";
 
 export const testPagesPrefix = "/tests";
 
-export async function registerTestPages(api: FastifyInstance, deps: ApiDependencies): Promise<void> {
-  const { store, config } = deps;
+export async function registerTestPages(api: FastifyInstance, deps: EdgeDependencies): Promise<void> {
+  const { tokens, config } = deps;
   let sessionSigner: Promise<BrowserSessions> | undefined;
   const sessions = () =>
-    (sessionSigner ??= serviceSecret(store.db, "browser_sessions").then(
-      (secret) => new BrowserSessions(secret),
-    ));
+    (sessionSigner ??= deps.browserSessionSecret().then((secret) => new BrowserSessions(secret)));
   const publicUrl = new URL(config.publicUrl);
   // One cookie per folder of pages: the session reaches the test pages and the queue pages, and not /v1.
   const basePath = publicUrl.pathname.replace(/\/+$/, "");
@@ -48,7 +44,7 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
       if (session === undefined) return null;
       const signer = await sessions();
       const tokenId = signer.tokenIdOf(session, deps.clock());
-      const principal = tokenId === null ? null : await principalOfToken(store.db, tokenId);
+      const principal = tokenId === null ? null : await tokens.principalOfToken(tokenId);
       return principal === null ? null : { principal, formToken: signer.formToken(session) };
     },
     signIn(request, reply, target) {
@@ -80,7 +76,7 @@ export async function registerTestPages(api: FastifyInstance, deps: ApiDependenc
           };
           const returnTo = signInReturn(field("test_id"), field("repository"), field("queue"));
           if (returnTo === null) return notFoundPage(reply);
-          const principal = await authenticate(store.db, field("token"), deps.clock());
+          const principal = await tokens.authenticate(field("token"), deps.clock());
           if (principal === null) {
             const error =
               "That token is unknown or revoked: check it, or create one with `switchyard token create`.";

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { testCaseId } from "../../src/health/test-identity.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
 import { DEFAULT_QUEUE_SETTINGS } from "../../src/queue/index.ts";
 import { newId } from "../../src/store/ids.ts";
 import { insertQueue } from "../../src/store/queues.ts";
@@ -71,7 +71,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
       ).n,
     );
 
-  describe("upload (contract 7.1)", () => {
+  describe("upload", () => {
     it("stores every test case and answers what failed", async () => {
       const { status, body } = await upload([
         { name: "adds" },
@@ -102,7 +102,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
 
     it("reports a failure of a quarantined test as quarantined, as it stands after the upload", async () => {
-      // Fails and passes on the same commit: flaky, so quarantined automatically (contract 7.4).
+      // Fails and passes on the same commit: flaky, so quarantined automatically (docs/test-health.md#quarantine).
       await upload([{ name: "flips", outcome: "failed" }]);
       const second = await upload([{ name: "flips" }]);
       expect(second.body.failures).toBe(0);
@@ -240,7 +240,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
   });
 
-  describe("classification (contract 7.3) and quarantine (7.4)", () => {
+  describe("classification and quarantine", () => {
     it("is broken after three failures in a row on the default branch the checkout names, and never auto-quarantined", async () => {
       for (const n of [1, 2, 3]) {
         now += HOUR;
@@ -413,7 +413,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
   });
 
-  describe("records (contract 7.5)", () => {
+  describe("records", () => {
     it("fills every field of the full record", async () => {
       const codeowners = "# owners\n*.ts @acme/web\nsrc/cart/ @acme/cart @octocat\n";
       const cart = { name: "adds an item", classname: "cart", file: "src/cart/cart.test.ts" };
@@ -505,7 +505,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
   });
 
-  describe("listings (contract 7.5)", () => {
+  describe("listings", () => {
     it("lists failing tests in a range, most failures first, then by name", async () => {
       await upload([
         { name: "b", outcome: "failed" },
@@ -582,7 +582,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
   });
 
-  describe("paging (contract 7.5, interface 2.6)", () => {
+  describe("paging", () => {
     /** 23 flaky tests whose statuses changed at 23 different times, some at the same time. */
     async function manyFlakyTests() {
       for (let group = 0; group < 12; group++) {
@@ -712,7 +712,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
   });
 
-  describe("access (contract 2, 3)", () => {
+  describe("access", () => {
     it("answers every error as problem JSON with a stable code", async () => {
       const cases: [string, unknown, string | undefined, number, string][] = [
         ["list-quarantined-tests", { ...target, page_query: {} }, undefined, 401, "unauthenticated"],
@@ -835,7 +835,7 @@ describe.each(testDialects)("test health over HTTP on %s", (dialect) => {
     });
   });
 
-  describe("hostile input (contract 7.1)", () => {
+  describe("hostile input", () => {
     const uploadDocuments = (junit_xml: string[]) =>
       post("upload", { ...target, commit_sha: sha(1), branch: "main", junit_xml });
 

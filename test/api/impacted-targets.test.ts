@@ -1,4 +1,4 @@
-// setImpactedTargets (contract 4, 5.7, interface 8) against a live parallel queue: what a CI upload script sends
+// setImpactedTargets (docs/queue.md#impacted-targets, docs/api.md#conventions) against a live parallel queue: what a CI upload script sends
 // is taken as the queue will use it, and a refused upload leaves the targets known before untouched.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";

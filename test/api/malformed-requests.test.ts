@@ -1,4 +1,4 @@
-// Contract 1 and 2 under fuzzing: 10,000 malformed requests (wrong types, missing fields, huge strings, deep
+// docs/api.md#conventions, #errors under fuzzing: 10,000 malformed requests (wrong types, missing fields, huge strings, deep
 // nesting, unicode, numbers out of range, invalid JSON, wrong content types) to every /v1 endpoint and to the
 // webhook endpoint. None answers 5xx; every refusal is a Problem with a `code`; a refused request writes
 // nothing, neither to the database nor to GitHub. Injected in process, without a socket, to stay fast.

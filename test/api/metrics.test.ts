@@ -1,4 +1,4 @@
-// GET /v1/getMergeQueueMetrics (contract 6): a queue driven through known events on a fake GitHub, then
+// GET /v1/getMergeQueueMetrics (docs/monitoring.md#merge-queue-metrics): a queue driven through known events on a fake GitHub, then
 // scraped; the numbers are exactly what the queue did, the rolling hour moves on, the counters do not.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tokenFor } from "../support/api-server.ts";
@@ -328,7 +328,7 @@ describe.each(testDialects)("queue metrics on %s", (dialect) => {
     expect(((await missing.json()) as any).code).toBe("unauthenticated");
     expect((await scrape("", { "x-api-token": "sy_nope" })).status).toBe(401);
     expect((await scrape("", { authorization: `Bearer ${s.token}` })).status).toBe(200);
-    // Only the scrape takes a bearer token; every other endpoint wants x-api-token (contract 3).
+    // Only the scrape takes a bearer token; every other endpoint wants x-api-token (docs/api.md#tokens-and-organizations).
     const getQueue = await fetch(`${s.server.url}/v1/getQueue`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${s.token}` },

@@ -43,7 +43,7 @@ describe("GET /v1/openapi.json", () => {
     const body = createQueue.requestBody.content["application/json"].schema;
     expect(body.required).toEqual(["repo", "targetBranch"]);
     expect(body.properties.concurrency).toMatchObject({ type: "integer", minimum: 1 });
-    // Enums of a request take any case (contract 1), as the document says.
+    // Enums of a request take any case (docs/api.md#conventions), as the document says.
     expect(body.properties.mergeMethod.examples).toEqual(["merge_commit", "squash", "rebase"]);
     const mergeMethod = new RegExp(body.properties.mergeMethod.pattern);
     for (const value of ["squash", "SQUASH", "Merge_Commit"]) expect(value).toMatch(mergeMethod);

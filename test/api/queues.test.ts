@@ -12,7 +12,7 @@ describe.each(testDialects)("queue administration over HTTP on %s", (dialect) =>
     await scenario.close();
   });
 
-  it("creates a queue with every default of contract 4", async () => {
+  it("creates a queue with every default setting", async () => {
     const { status, body } = await scenario.api("createQueue", { repo, targetBranch: "main" });
     expect(status).toBe(200);
     expect(body).toEqual({

@@ -1,4 +1,4 @@
-// Linking a ticket to a test (POST /v1/flaky-tests/link-ticket, an extension of contract 7.5), and every record
+// Linking a ticket to a test (POST /v1/flaky-tests/link-ticket, docs/test-health.md#records), and every record
 // showing it.
 import { beforeEach, describe, expect, it } from "vitest";
 import type { TestServer } from "../support/api-server.ts";

@@ -4,7 +4,7 @@
 import { request } from "node:http";
 import { readdirSync, readlinkSync } from "node:fs";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { testCaseId } from "../../src/health/test-identity.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
 import type { TestServer } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
 import { junitReport, TEST_HEALTH_START, useTestHealthServer } from "../support/test-health.ts";

@@ -12,12 +12,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiHandler, buildApi } from "../../src/http-server.ts";
-import type { ApiDependencies } from "../../src/http/dependencies.ts";
+import type { EdgeDependencies } from "../../src/http/dependencies.ts";
+import { httpEdgePorts } from "../../src/edge-ports.ts";
 import { loadConfig } from "../../src/config.ts";
-import { parseCodeowners } from "../../src/health/codeowners.ts";
-import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
-import { startReportReader } from "../../src/health/report-reader.ts";
-import type { RepositoryFacts } from "../../src/health-use-cases/checkout-facts.ts";
+import { parseCodeowners } from "../../src/test-health/index.ts";
+import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
+import { startReportReader } from "../../src/test-reports/report-reader.ts";
+import type { RepositoryFacts } from "../../src/test-health-use-cases/checkout-facts.ts";
 import { newId } from "../../src/store/ids.ts";
 import { openMigratedDatabase, type Store } from "../../src/store/database.ts";
 import { rememberRepository, type Repository } from "../../src/store/repositories.ts";
@@ -222,16 +223,17 @@ async function main(): Promise<void> {
 
     const config = loadConfig({ DATABASE_URL: "file::memory:", PUBLIC_URL: "https://switchyard.example" });
     const deps = {
+      ...httpEdgePorts(store),
       config,
-      store,
       installations: { findInstallation: async () => null },
       // The merge queue endpoints are not measured here.
-      github: {} as ApiDependencies["github"],
-      engine: {} as ApiDependencies["engine"],
+      github: {} as EdgeDependencies["github"],
+      queues: {} as EdgeDependencies["queues"],
+      submissionReads: {} as EdgeDependencies["submissionReads"],
       repositoryFacts: facts,
-      log: { error: () => undefined } as unknown as ApiDependencies["log"],
+      log: { error: () => undefined } as unknown as EdgeDependencies["log"],
       clock: Date.now,
-    } satisfies ApiDependencies;
+    } satisfies EdgeDependencies;
     const api = await buildApi(deps, "bench");
     const handler = apiHandler(api);
     const server = createServer((req, res) => {

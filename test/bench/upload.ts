@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { READER_IDLE_MS } from "../../src/health/report-reader.ts";
+import { READER_IDLE_MS } from "../../src/test-reports/report-reader.ts";
 import { uploadReports } from "../../src/cli/upload-client.ts";
 import type { UploadTarget } from "../../src/cli/upload-metadata.ts";
 import { writeReport } from "./junit-report.ts";

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ciVariables } from "../../src/cli/ci-environment.ts";
 import { runCli } from "../../src/cli/program.ts";
 import { loadConfig } from "../../src/config.ts";
-import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
+import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
 import { recordRepository } from "../../src/store/repositories.ts";
 import { type TestServer, startTestServer, tokenFor } from "../support/api-server.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { splitReport } from "../../src/cli/report-parts.ts";
 import { CliError } from "../../src/cli/io.ts";
-import { parseJunitDocument } from "../../src/health/junit-documents.ts";
-import type { ParsedTestCase } from "../../src/health/parsed-report.ts";
+import { parseJunitDocument } from "../../src/test-reports/junit-documents.ts";
+import type { ParsedTestCase } from "../../src/test-reports/parsed-report.ts";
 
 async function parse(documents: string[]): Promise<ParsedTestCase[]> {
   const cases: ParsedTestCase[] = [];

@@ -2,7 +2,7 @@
 // link and anchor resolves, and every environment variable, command line command and option, npm script and metric it
 // names exists. What exists is read from the code (the configuration schema, the commander program, the metrics'
 // sources, package.json), so a page written later is checked against what is there when it is merged.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
@@ -11,9 +11,8 @@ import { ciVariables } from "../../src/cli/ci-environment.ts";
 import { environmentSchema, loadConfig } from "../../src/config.ts";
 import { processMetricsRegistry } from "../../src/metrics/process-metrics.ts";
 import { anchorsOf, codeOf, linksOf } from "./markdown.ts";
+import { read, root, sources } from "./repository-files.ts";
 
-const root = resolve(import.meta.dirname, "../..");
-const read = (path: string) => readFileSync(join(root, path), "utf8");
 const pages = [
   "README.md",
   "packages/cli/README.md",
@@ -23,16 +22,6 @@ const pages = [
 ];
 /** Every page's code: its code blocks and inline code spans, where names of things are written. */
 const code = pages.map((page) => ({ page, code: codeOf(read(page)) }));
-
-/** The source files of the repository (not node_modules, not built output), for what they read. */
-function sources(dir: string): string[] {
-  return readdirSync(join(root, dir)).flatMap((name) => {
-    const path = `${dir}/${name}`;
-    if (name === "node_modules" || name === "dist") return [];
-    if (statSync(join(root, path)).isDirectory()) return sources(path);
-    return /\.(ts|mjs|js)$/.test(name) ? [path] : [];
-  });
-}
 
 /** `found` lists, by page, the names in it that `known` does not hold (and finds some: the test is not vacuous). */
 function unknownNames(

@@ -6,6 +6,7 @@ import { pino } from "pino";
 import type { Probot } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { QueueEvent } from "../../src/queue/index.ts";
+import { queueDirectoryOn } from "../../src/edge-ports.ts";
 import { registerCiEvents } from "../../src/github/webhooks/ci-events.ts";
 import type { WebhookDependencies } from "../../src/github/webhooks/context.ts";
 import { QueueRunner } from "../../src/runner/queue-runner.ts";
@@ -53,8 +54,8 @@ describe.each(testDialects)("CI webhooks on %s", (dialect) => {
     }) as Kysely<Database>;
     const dispatched: [string, QueueEvent[]][] = [];
     const deps = {
-      store: { ...store, db },
-      engine: {
+      queueDirectory: queueDirectoryOn({ ...store, db }),
+      queues: {
         dispatch: async (queueId: string, events: QueueEvent[]) => void dispatched.push([queueId, events]),
       },
       github: { pullRequest: async () => null },

@@ -5,7 +5,7 @@ import { TESTING_TIMEOUT_MINUTES } from "./simulation.ts";
 
 const prNumber = fc.integer({ min: 1, max: 6 });
 
-/** Impacted targets over a small alphabet, so that lanes both meet and stay apart (contract 5.7). */
+/** Impacted targets over a small alphabet, so that lanes both meet and stay apart (docs/queue.md#parallel-lanes). */
 const targets = fc.oneof(
   { weight: 1, arbitrary: fc.constant("ALL" as const) },
   { weight: 1, arbitrary: fc.constant([]) },

@@ -5,7 +5,7 @@ import { aScenario, MINUTE, T0 } from "../support/queue-factories.ts";
 
 const batching = { batch: true, batchingMinSize: 3, batchingMaxWaitTimeMinutes: 10 } as const;
 
-describe("batch formation (contract 5.6)", () => {
+describe("batch formation", () => {
   it("tests batchingMinSize waiting PRs together as one run, in queue order, on one test branch", () => {
     const queue = aScenario(batching).submit(1, 2, 3);
 

@@ -10,7 +10,7 @@ function batchesOf(size: number, settings: Partial<QueueSettings> = {}) {
 const skipRedundant = { optimizationMode: "bisection_skip_redundant_tests" } as const;
 const CI_FAILED = "Required status ci failed: https://ci.example/1";
 
-describe("a failed batch leaves the stack (contract 5.6)", () => {
+describe("a failed batch leaves the stack", () => {
   it("sidelines the PRs of a failed batch, saying they leave their place to be bisected", () => {
     const queue = batchesOf(4, { bisectionConcurrency: 1 }).submit(1, 2, 3, 4);
 
@@ -43,7 +43,7 @@ describe("a failed batch leaves the stack (contract 5.6)", () => {
   });
 });
 
-describe("the bisection pool (contract 5.6)", () => {
+describe("the bisection pool", () => {
   it("tests the halves of a failed batch of 4, the second on top of the first", () => {
     const queue = batchesOf(4, { concurrency: 2 }).submit(1, 2, 3, 4);
 
@@ -123,7 +123,7 @@ describe("the bisection pool (contract 5.6)", () => {
   });
 });
 
-describe("what bisection decides (contract 5.6)", () => {
+describe("what bisection decides", () => {
   it("sends a part whose bisection run passed back to the queue, where the main line tests it again", () => {
     const queue = batchesOf(4, { concurrency: 1, bisectionConcurrency: 2 }).submit(1, 2, 3, 4);
     queue.failRun(1, 2, 3, 4);
@@ -234,7 +234,7 @@ describe("what bisection decides (contract 5.6)", () => {
   });
 });
 
-describe("bisection_skip_redundant_tests (contract 5.6)", () => {
+describe("bisection_skip_redundant_tests", () => {
   it("does not test [3, 4] on top of [1, 2] once [1, 2] passed and [1, 2, 3, 4] failed: it splits [3, 4]", () => {
     const queue = batchesOf(4, { ...skipRedundant, bisectionConcurrency: 1 }).submit(1, 2, 3, 4);
     queue.failRun(1, 2, 3, 4);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CancelReason } from "../../src/queue/index.ts";
 import { aScenario } from "../support/queue-factories.ts";
 
-describe("cancellation and restart (contract 5.1)", () => {
+describe("cancellation and restart", () => {
   it.each<CancelReason>([
     "cancelled_by_user",
     "pr_closed",

@@ -31,7 +31,7 @@ function answerCheck(queue: QueueScenario, facts: Facts): void {
 
 const direct = { directMergeMode: "always" } as const;
 
-describe("direct merge (contract 5.9)", () => {
+describe("direct merge", () => {
   it("merges a PR whose head holds the target and passed its required statuses at once, without a run", () => {
     const queue = aScenario(direct).submit(1);
     expect(queue.commandsOf("check_direct_merge")).toEqual([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { aScenario } from "../support/queue-factories.ts";
 
-describe("failures and pending failure (contract 5.5)", () => {
+describe("failures and pending failure", () => {
   it("fails a PR with nothing ahead at once, and rebuilds the runs behind without it", () => {
     const queue = aScenario({ concurrency: 2 }).submit(1, 2);
 

@@ -32,7 +32,7 @@ export function change(prNumber: number, headSha: string): string {
   return `#${prNumber}@${headSha}`;
 }
 
-/** Impacted targets (contract 5.7): PRs whose targets do not intersect cannot break each other's tests. */
+/** Impacted targets (docs/queue.md#lanes): PRs whose targets do not intersect cannot break each other's tests. */
 export type Targets = readonly string[] | "ALL";
 
 function intersect(a: Targets, b: Targets): boolean {
@@ -116,7 +116,7 @@ export class FakeGitHub {
   }
 
   /**
-   * Not Rocket Science, one PR at a time (contract 5.4, 5.7): `content` ends with the PR's change and holds a
+   * Not Rocket Science, one PR at a time (docs/queue.md#merging, #merging-in-lanes): `content` ends with the PR's change and holds a
    * passed commit's content up to it, in its order except where two independent changes swapped places (lanes
    * merge in their own order), and besides it only changes each independent of every tested change it came
    * before (merges of other lanes since that commit's run started: they cannot change what its tests saw).

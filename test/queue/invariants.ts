@@ -40,7 +40,7 @@ function run(state: QueueState, runId: string | null): TestRun {
   return found as TestRun;
 }
 
-/** Every PR is queued, or terminal with the reason it left (contract 5.1: no submitted PR is lost). */
+/** Every PR is queued, or terminal with the reason it left (no submitted PR is lost: docs/queue.md#pr-states). */
 function checkEveryPrAccountedFor(state: QueueState): void {
   expect(new Set(state.line).size, "the line holds each PR once").toBe(state.line.length);
   for (const pr of Object.values(state.prs)) {
@@ -68,7 +68,7 @@ function checkEveryPrAccountedFor(state: QueueState): void {
 }
 
 /**
- * Contract 5.2: started PRs first, in the order their runs stack; then the waiting ones by priority,
+ * docs/queue.md#order-and-priority: started PRs first, in the order their runs stack; then the waiting ones by priority,
  * then submission; then the sidelined ones (suspects tested on the side), all started.
  */
 function checkOrder(state: QueueState): void {
@@ -90,7 +90,7 @@ function checkOrder(state: QueueState): void {
   expect(waiting.map((pr) => pr.number)).toEqual(sorted.map((pr) => pr.number));
 }
 
-/** The most runs in flight at once: `concurrency` for the main line, the bisection pool apart (contract 5.2). */
+/** The most runs in flight at once: `concurrency` for the main line, the bisection pool apart (docs/queue.md#what-concurrency-bounds). */
 export interface RunLimits {
   readonly mainLine: number;
   readonly bisectionPool: number;
@@ -168,7 +168,7 @@ function disjoint(a: PullRequestEntry, b: PullRequestEntry): boolean {
 }
 
 /**
- * A merge in flight is at the front of its lane (contract 5.4, 5.7): its PRs come in order in the line, and a
+ * A merge in flight is at the front of its lane (docs/queue.md#merging, #merging-in-lanes): its PRs come in order in the line, and a
  * PR ahead of one of them that is not merging with it is of another lane (only ever in parallel mode).
  */
 function checkMerging(state: QueueState): void {

@@ -61,7 +61,7 @@ function checkProofRun(state: QueueState, runId: string): void {
 }
 
 /**
- * Contract 5.7, checked against the facts of the fake GitHub (what each PR's code impacts), not the queue's
+ * docs/queue.md#lanes, checked against the facts of the fake GitHub (what each PR's code impacts), not the queue's
  * own view of them: a run depends on exactly the PRs ahead in its lane closure (every one in single mode), so
  * PRs of disjoint lanes never wait for each other; and a PR merges only after every PR that was ahead of it
  * when its run started and that it overlaps with.

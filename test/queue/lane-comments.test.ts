@@ -1,4 +1,4 @@
-// Contract 5.7 in the PR comment: in parallel mode a queued PR tells which PRs ahead it waits for and why, or
+// docs/queue.md#what-people-see in the PR comment: in parallel mode a queued PR tells which PRs ahead it waits for and why, or
 // that it has a lane of its own.
 import { describe, expect, it } from "vitest";
 import type { QueueSettings } from "../../src/queue/index.ts";
@@ -32,7 +32,7 @@ interface LaneCase {
   lane?: string;
 }
 
-describe("lanes in the PR comment (contract 5.7)", () => {
+describe("lanes in the PR comment", () => {
   it.each<LaneCase>([
     {
       case: "a PR that shares no target with the PRs ahead",

@@ -7,7 +7,7 @@ import { aPr, aScenario } from "../support/queue-factories.ts";
 
 type Targets = readonly string[] | "ALL";
 
-/** Submits PRs in order, each with the impacted targets of its head (contract 5.7), so each is ready at once. */
+/** Submits PRs in order, each with the impacted targets of its head (docs/queue.md#parallel-lanes), so each is ready at once. */
 function submitIn(queue: QueueScenario, lanes: Record<number, Targets>, priority?: number): QueueScenario {
   for (const [number, targets] of Object.entries(lanes).map(
     ([key, value]) => [Number(key), value] as const,
@@ -23,7 +23,7 @@ function parallel(settings: Partial<QueueSettings>, lanes: Record<number, Target
   return submitIn(aScenario({ mode: "parallel", ...settings }), lanes);
 }
 
-describe("parallel mode lanes (contract 5.7)", () => {
+describe("parallel mode lanes", () => {
   it("intersects targets that share one, ALL with any non-empty list, and an empty list with nothing", () => {
     expect(targetsIntersect(["a", "b"], ["b", "c"])).toBe(true);
     expect(targetsIntersect(["a"], ["b"])).toBe(false);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { aPr, aScenario } from "../support/queue-factories.ts";
 
-describe("merging (contract 5.4)", () => {
+describe("merging", () => {
   it("merges a passed PR only once the PRs it depends on merged", () => {
     const queue = aScenario({ concurrency: 2 }).submit(1, 2).pass(2);
     expect(queue.state.merging).toBeNull();

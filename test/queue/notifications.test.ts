@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { commentMarker } from "../../src/queue/index.ts";
 import { aCheckRun, aScenario } from "../support/queue-factories.ts";
 
-describe("GitHub-side notifications (contract 5.10)", () => {
+describe("GitHub-side notifications", () => {
   it("sets the queue's commit status on the PR head, pending while queued", () => {
     const queue = aScenario({}, "paused");
 

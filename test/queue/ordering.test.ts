@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parsePriority, priorityNameOf } from "../../src/queue/priority.ts";
 import { aPr, aScenario } from "../support/queue-factories.ts";
 
-describe("queue order (contract 5.2)", () => {
+describe("queue order", () => {
   it("orders waiting PRs by priority, then by submission time", () => {
     const queue = aScenario({}, "paused");
     queue.on(aPr(1, { priority: 200 }));
@@ -96,7 +96,7 @@ describe("queue order (contract 5.2)", () => {
   });
 });
 
-describe("priorities (contract 5.2)", () => {
+describe("priorities", () => {
   it("names the four named values and shows any other value as its number", () => {
     expect([0, 10, 100, 200, 42].map(priorityNameOf)).toEqual(["urgent", "high", "medium", "low", "42"]);
   });

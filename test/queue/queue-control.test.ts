@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { queueView } from "../../src/presentation/queue-views.ts";
 import { aScenario } from "../support/queue-factories.ts";
 
-describe("queue states and settings (contract 5.8, 5.7)", () => {
+describe("queue states and settings", () => {
   it("starts no run while paused, but lets runs in flight finish and keeps their results", () => {
     const queue = aScenario().submit(1);
     queue.on({ type: "queue_updated", settings: {}, status: "paused" });

@@ -11,7 +11,7 @@ const simulate = Simulation.played;
 
 const scenario = fc.tuple(initialSettings, fc.array(action, { minLength: 20, maxLength: 150 }));
 
-/** Contract 5.6 and the extensions: batches, their wait and adaptive size, the bisection pool, confirmations. */
+/** docs/queue.md#batching-bisection-and-flakes: batches, their wait and adaptive size, the bisection pool, confirmations. */
 function batchSettings(
   optimizationModes: readonly OptimizationMode[],
   confirmFailures: fc.Arbitrary<boolean>,
@@ -37,7 +37,7 @@ const batchScenario = fc.tuple(
 );
 
 /**
- * Contract 5.7: a parallel queue with room for several lanes at once, mostly merging with merge_commit, where
+ * docs/queue.md#parallel-lanes: a parallel queue with room for several lanes at once, mostly merging with merge_commit, where
  * a lane that merges second cannot fast-forward.
  */
 const parallelScenario = fc.tuple(

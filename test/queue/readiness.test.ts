@@ -3,7 +3,7 @@ import { mergeabilityRechecksDue, nextDeadline } from "../../src/queue/index.ts"
 import { pullRequestView } from "../../src/presentation/queue-views.ts";
 import { aPr, aScenario, T0 } from "../support/queue-factories.ts";
 
-describe("readiness (contract 5.1)", () => {
+describe("readiness", () => {
   it("makes a mergeable PR on the queue's branch pending at once", () => {
     const queue = aScenario({}, "paused");
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { aCheckRun, aCommitStatus, aPr, aScenario, branchShaOf, T0 } from "../support/queue-factories.ts";
 
-describe("test runs (contract 5.3)", () => {
+describe("test runs", () => {
   it("starts a ready PR's run on the target head, on a branch named after the run", () => {
     const queue = aScenario().submit(1);
 

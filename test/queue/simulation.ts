@@ -34,7 +34,7 @@ export type Action =
       readonly conflicts: boolean;
       readonly rejected: boolean;
       readonly mergeable: boolean;
-      /** The targets its head impacts (contract 5.7), set with every submission. */
+      /** The targets its head impacts (docs/queue.md#parallel-lanes), set with every submission. */
       readonly targets: Targets;
     }
   | { readonly kind: "execute"; readonly crash: Crash }
@@ -130,7 +130,7 @@ export class Simulation {
       expect(this.keys.has(command.key), `command key ${command.key} is used once`).toBe(false);
       this.checkNotificationIsTrue(state, command);
       this.keys.add(command.key);
-      // Contract 5.8: nothing starts merging while paused; a group already merging finishes.
+      // docs/queue.md#queue-states: nothing starts merging while paused; a group already merging finishes.
       if (MERGE_COMMANDS.has(command.type) && before.merging === null)
         expect(state.status).not.toBe("paused");
     }
@@ -166,7 +166,7 @@ export class Simulation {
   }
 
   /**
-   * Contract 5.3: a run tests the target head it started on, plus every PR ahead, plus its own, merged in
+   * docs/queue.md#testing: a run tests the target head it started on, plus every PR ahead, plus its own, merged in
    * that order, whatever commit its branch was built from.
    */
   private checkTestedContent(before: QueueState, event: QueueEvent): void {
@@ -225,7 +225,7 @@ export class Simulation {
     if (!queued)
       Object.assign(pr, { bad: action.bad, conflicts: action.conflicts, rejected: action.rejected });
     pr.mergeable = action.mergeable;
-    // The API refuses new submissions to a draining queue (contract 5.8).
+    // The API refuses new submissions to a draining queue (docs/queue.md#queue-states).
     if (!queued && !acceptsNewSubmissions(this.state)) return;
     this.submitted.add(action.pr);
     this.submissions++;
@@ -243,7 +243,7 @@ export class Simulation {
       priority: action.priority,
       noBatch: false,
     });
-    // The CLI uploads the targets of the PR's head when it is submitted (contract 5.7).
+    // The CLI uploads the targets of the PR's head when it is submitted (docs/queue.md#parallel-lanes).
     this.receive({
       type: "impacted_targets_set",
       prNumber: pr.number,

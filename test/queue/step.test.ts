@@ -11,7 +11,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-describe("step (design 1: a pure core)", () => {
+describe("step, a pure core", () => {
   it("never mutates the state it is given", () => {
     const queue = aScenario({ concurrency: 2, canOptimisticallyMerge: true, pendingFailureDepth: 1 }).submit(
       1,

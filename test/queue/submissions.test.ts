@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { pullRequestView } from "../../src/presentation/queue-views.ts";
 import { aPr, aScenario, T0 } from "../support/queue-factories.ts";
 
-describe("submissions (contract 5.1)", () => {
+describe("submissions", () => {
   it("records a submission with its id, time and reason", () => {
     const queue = aScenario({}, "paused");
 

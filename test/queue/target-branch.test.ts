@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { initialQueueState } from "../../src/queue/index.ts";
 import { aQueue, aScenario, QueueScenario } from "../support/queue-factories.ts";
 
-describe("target branch moves (contract 5.4)", () => {
+describe("target branch moves", () => {
   it("rebuilds every run on the new head when someone pushes outside the queue", () => {
     const queue = aScenario({ concurrency: 2 }).submit(1, 2).pass(1);
     queue.mergeSucceeds();

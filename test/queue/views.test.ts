@@ -8,7 +8,7 @@ import {
 } from "../../src/presentation/queue-views.ts";
 import { aCheckRun, aCommitStatus, aPr, aScenario, MINUTE, T0 } from "../support/queue-factories.ts";
 
-describe("views for the API (contract 4, interface 2.2–2.4)", () => {
+describe("views for the API", () => {
   it("shows the PR record with readiness, reason, run and position", () => {
     const queue = aScenario({ concurrency: 2 }).submit(1, 2);
 
@@ -114,7 +114,7 @@ describe("views for the API (contract 4, interface 2.2–2.4)", () => {
     expect(testRunView(queue.state, "q-404", String)).toBeNull();
   });
 
-  describe("impacted targets of a test run (contract 5.7)", () => {
+  describe("impacted targets of a test run", () => {
     function aParallelQueue(targets: Record<number, readonly string[] | "ALL">) {
       const queue = aScenario({ mode: "parallel", concurrency: 4 });
       for (const [number, impacted] of Object.entries(targets)) {

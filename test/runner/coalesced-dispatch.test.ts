@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { QueueEvent, QueueSettings } from "../../src/queue/index.ts";
-import type { QueueStorage } from "../../src/ports/queue-storage.ts";
+import type { QueueStorage } from "../../src/ports/queue-persistence.ts";
 import { QueueRunner } from "../../src/runner/queue-runner.ts";
 import { insertQueueState } from "../../src/store/queue-states.ts";
 import { insertQueue } from "../../src/store/queues.ts";

@@ -1,4 +1,4 @@
-// Contract 5.6 end to end on a fake GitHub: batches tested as one commit and merged with each merge method,
+// docs/queue.md#batching, #bisection end to end on a fake GitHub: batches tested as one commit and merged with each merge method,
 // failed batches bisected in their own pool until the broken PR is found, failures confirmed once more
 // (confirmFailures), batches made smaller while failures are frequent (adaptiveBatching), and a lone PR held for
 // the batch to fill until batchingMaxWaitTimeMinutes is over.

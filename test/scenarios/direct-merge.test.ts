@@ -1,4 +1,4 @@
-// Direct merge end to end (contract 5.9): a PR whose head already holds main and passed its required statuses
+// Direct merge end to end (docs/queue.md#direct-merge): a PR whose head already holds main and passed its required statuses
 // merges without a test branch; any other PR goes through a run as usual.
 import { afterEach, describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";

@@ -1,4 +1,4 @@
-// Contract 5.7 end to end on a fake GitHub: PRs whose impacted targets do not intersect are tested in
+// docs/queue.md#parallel-lanes end to end on a fake GitHub: PRs whose impacted targets do not intersect are tested in
 // independent lanes and merge without waiting for each other; a failure rebuilds only its own lane; "ALL" joins
 // every lane; a push asks for new targets.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// Changing the mode while a run is in flight, end to end (contract 5.7): the queue switches modes, starts no new
+// Changing the mode while a run is in flight, end to end (docs/queue.md#switching-modes): the queue switches modes, starts no new
 // run, and once the run ended applies the new mode; in parallel mode PRs wait for their impacted targets.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";

@@ -1,4 +1,4 @@
-// Contract 5.5: a failure waits for the PRs behind it when pendingFailureDepth says so, and a later passing
+// docs/queue.md#failures: a failure waits for the PRs behind it when pendingFailureDepth says so, and a later passing
 // run vouches for a flaky failure when optimistic merging is on.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";

@@ -1,4 +1,4 @@
-// The PR endpoints of contract 4 against a live queue: records that tell the truth at every moment.
+// The PR endpoints (docs/api.md#merge-queue-endpoints) against a live queue: records that tell the truth at every moment.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
 

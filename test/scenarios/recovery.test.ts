@@ -1,5 +1,6 @@
 // After a crash or restart the queue resumes where it stopped, and commands that run twice do no harm.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { statusCommentsOn } from "../../src/edge-ports.ts";
 import { GitHubCommandExecutor } from "../../src/github/github-commands.ts";
 import { GitHubGateway } from "../../src/github/gateway.ts";
 import type { QueueCommand } from "../../src/queue/index.ts";
@@ -81,7 +82,7 @@ describe("recovery", () => {
     const probot = testProbot(s.fake.fetch);
     const executor = new GitHubCommandExecutor(
       new GitHubGateway(probot),
-      s.store,
+      statusCommentsOn(s.store),
       () => s.server.config.publicUrl,
     );
     const mainBefore = s.repo.branch("main");
@@ -126,7 +127,7 @@ describe("recovery", () => {
       .find((row) => row.parsed.type === "fast_forward_target")!;
     const executor = new GitHubCommandExecutor(
       new GitHubGateway(testProbot(s.fake.fetch)),
-      s.store,
+      statusCommentsOn(s.store),
       () => s.server.config.publicUrl,
     );
     const location = (await queueLocation(s.store.db, fastForward.queue_id))!;

@@ -1,4 +1,4 @@
-// Required statuses end to end (contract 5.3): with none anywhere there is nothing to test, so the PR fails at
+// Required statuses end to end (docs/queue.md#required-statuses): with none anywhere there is nothing to test, so the PR fails at
 // once, no test branch is built, and GitHub never shows it testing.
 import { afterEach, describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";

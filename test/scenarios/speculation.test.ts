@@ -1,4 +1,4 @@
-// Speculative runs end to end (contract 5.2, 5.3): the first `concurrency` ready PRs test at the same time, each
+// Speculative runs end to end (docs/queue.md#testing, #what-concurrency-bounds): the first `concurrency` ready PRs test at the same time, each
 // on a test branch built from the target through the PRs ahead, and the target moves only to tested commits.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { testDialects } from "../support/database.ts";

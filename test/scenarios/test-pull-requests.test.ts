@@ -1,7 +1,8 @@
-// createPrsForTestingBranches end to end (contract 5.3): each run gets a draft PR from its test branch into main,
+// createPrsForTestingBranches end to end (docs/queue.md#testing): each run gets a draft PR from its test branch into main,
 // titled after the PRs under test and linking them, so CI that builds only pull requests tests it; it is closed
 // and its branch deleted when the run ends.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { statusCommentsOn } from "../../src/edge-ports.ts";
 import { GitHubCommandExecutor } from "../../src/github/github-commands.ts";
 import { GitHubGateway } from "../../src/github/gateway.ts";
 import type { QueueCommand } from "../../src/queue/index.ts";
@@ -99,7 +100,7 @@ describe.each(testDialects)("test branches' draft PRs on %s", (dialect) => {
     const location = (await queueLocation(s.store.db, open!.queueId))!;
     const executor = new GitHubCommandExecutor(
       new GitHubGateway(testProbot(s.fake.fetch)),
-      s.store,
+      statusCommentsOn(s.store),
       () => s.server.config.publicUrl,
     );
     const before = s.fake.calls().length;

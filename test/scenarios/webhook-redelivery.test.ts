@@ -1,4 +1,4 @@
-// Contract 5.10: GitHub redelivers webhooks (same delivery id) and delivers them out of order; a webhook
+// docs/queue.md#reliability: GitHub redelivers webhooks (same delivery id) and delivers them out of order; a webhook
 // processed once changes nothing the second time: no write to GitHub, the same queue state.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { testDialects } from "../support/database.ts";

@@ -1,9 +1,9 @@
-// The label a test carries after its uploads (contract 7.3), for every kind of mix of passes and failures: none
+// The label a test carries after its uploads (docs/test-health.md#classification), for every kind of mix of passes and failures: none
 // failed, all failed, flaky, and a test's first upload. Each row goes through ingestion as CI would send it, one
 // upload an hour, and reads the stored status.
 import { describe, expect, it } from "vitest";
-import type { HealthStatus } from "../../src/health/classification.ts";
-import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
+import type { HealthStatus } from "../../src/test-health/index.ts";
+import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
 import { findTestCase } from "../../src/store/test-cases.ts";
 import { testDialects } from "../support/database.ts";
 import {

@@ -1,15 +1,14 @@
-// Classification is incremental (contract 7.3): an upload reclassifies only the tests it touched, settled tests are
+// Classification is incremental (docs/test-health.md#classification): an upload reclassifies only the tests it touched, settled tests are
 // left alone, new tests are inserted without a look-up while an upload keeps finding new ones, and keys come from a
 // cache that a restart empties. Whatever the sequence, right after an hourly pass every test's stored status must
 // be what classifying all its runs from scratch gives, and its quarantine must follow from that status; right after
 // an upload, so must the status of every test in it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { setAutoQuarantine } from "../../src/health-use-cases/auto-quarantine-switch.ts";
-import { classifyTest, isQuarantined, type TestRun } from "../../src/health/classification.ts";
-import { parseCodeowners } from "../../src/health/codeowners.ts";
-import { ingestUpload } from "../../src/health-use-cases/ingestion.ts";
-import { maintainTestHealth } from "../../src/health-use-cases/maintenance.ts";
+import { setAutoQuarantine } from "../../src/test-health-use-cases/auto-quarantine-switch.ts";
+import { classifyTest, isQuarantined, parseCodeowners, type TestRun } from "../../src/test-health/index.ts";
+import { ingestUpload } from "../../src/test-health-use-cases/ingestion.ts";
+import { maintainTestHealth } from "../../src/test-health-use-cases/maintenance.ts";
 import { rememberRepository } from "../../src/store/repositories.ts";
 import { findTestCase } from "../../src/store/test-cases.ts";
 import { testCaseKeyCache } from "../../src/store/test-case-key-cache.ts";

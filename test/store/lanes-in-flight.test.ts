@@ -1,4 +1,4 @@
-// The lanes gauge of the metrics (contract 5.7): the independent groups the PRs in flight make, saved with each
+// The lanes gauge of the metrics (docs/monitoring.md#merge-queue-metrics): the independent groups the PRs in flight make, saved with each
 // queue step.
 import { describe, expect, it } from "vitest";
 import { lanesInFlight } from "../../src/queue/lanes.ts";

@@ -1,4 +1,4 @@
-// The cumulative counters of the metrics (contract 6): counted once from the history a database already holds
+// The cumulative counters of the metrics (docs/monitoring.md#merge-queue-metrics): counted once from the history a database already holds
 // when migration 0004 runs, then advanced by each queue step.
 import type { Kysely } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

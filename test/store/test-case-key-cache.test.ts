@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { testCaseId } from "../../src/health/test-identity.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
 import { TestCaseKeyCache } from "../../src/store/test-case-key-cache.ts";
 
 const HOUR = 3600 * 1000;

@@ -1,17 +1,20 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { healthyWithoutFailures } from "../../src/health/classification.ts";
-import { ingestUpload, type UploadInput } from "../../src/health-use-cases/ingestion.ts";
-import { JunitParseError } from "../../src/health/parsed-report.ts";
-import { maintainTestHealth } from "../../src/health-use-cases/maintenance.ts";
-import { parseCodeowners } from "../../src/health/codeowners.ts";
-import type { RepositoryFacts } from "../../src/health-use-cases/checkout-facts.ts";
-import type { TestCase } from "../../src/health/test-case.ts";
+import {
+  type FailureCountKey,
+  healthyWithoutFailures,
+  type PagePosition,
+  parseCodeowners,
+  type TestCase,
+} from "../../src/test-health/index.ts";
+import { ingestUpload, type UploadInput } from "../../src/test-health-use-cases/ingestion.ts";
+import { JunitParseError } from "../../src/test-reports/parsed-report.ts";
+import { maintainTestHealth } from "../../src/test-health-use-cases/maintenance.ts";
+import type { RepositoryFacts } from "../../src/test-health-use-cases/checkout-facts.ts";
 import type { Repository } from "../../src/store/repositories.ts";
 import { findTestCase, saveTestCaseHealth } from "../../src/store/test-cases.ts";
 import { testCaseKeyCache } from "../../src/store/test-case-key-cache.ts";
 import { linkTicket } from "../../src/store/test-tickets.ts";
 import { failingTestsPage } from "../../src/store/test-listings.ts";
-import type { FailureCountKey, PagePosition } from "../../src/health/listings.ts";
 import { type TestStore, testDialects } from "../support/database.ts";
 import {
   type CaseSpec,

@@ -3,8 +3,8 @@
 // be asked at all: test health works without it.
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
-import type { UploadInput } from "../../src/health-use-cases/ingestion.ts";
-import { testCaseId } from "../../src/health/test-identity.ts";
+import type { UploadInput } from "../../src/test-health-use-cases/ingestion.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
 import type { Dialect } from "../../src/store/database.ts";
 import { newId } from "../../src/store/ids.ts";
 import { recordRepository, type Repository } from "../../src/store/repositories.ts";

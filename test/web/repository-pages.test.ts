@@ -1,4 +1,4 @@
-// A repository's test health page at /tests/<host>/<owner>/<name>: the listings of contract 7.5 for a person.
+// A repository's test health page at /tests/<host>/<owner>/<name>: the listings (docs/test-health.md#listings) for a person.
 import { beforeEach, describe, expect, it } from "vitest";
 import { type TestServer, tokenFor } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";

@@ -82,6 +82,26 @@ describe.each(testDialects)("test page actions on %s", (dialect) => {
     );
   });
 
+  it("quarantines a test as set-quarantine-setting does: one use case behind both doors", async () => {
+    const setByApi = async (setting: string) =>
+      expect(
+        (
+          await server.post(
+            "flaky-tests/set-quarantine-setting",
+            { ...target, test_id: flipsId, setting },
+            token,
+          )
+        ).status,
+      ).toBe(200);
+    await setByApi("never");
+    await setByApi("always");
+    const byApi = await details();
+    await setByApi("never");
+    expect((await send({ action: "quarantine-setting", setting: "always" })).status).toBe(303);
+    expect(await details()).toEqual(byApi);
+    expect(byApi).toMatchObject({ quarantine_setting: "always", quarantined: true });
+  });
+
   it("links a ticket, replaces it, and unlinks it", async () => {
     const { cookie, formToken } = await session();
     const link = (ticketUrl: string) =>

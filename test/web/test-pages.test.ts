@@ -1,6 +1,6 @@
-// The test's page at its html_url (contract 7.5), in a browser's shoes: sign in with a token, carry the cookie.
+// The test's page at its html_url (docs/test-health.md#a-tests-page), in a browser's shoes: sign in with a token, carry the cookie.
 import { beforeEach, describe, expect, it } from "vitest";
-import { testCaseId } from "../../src/health/test-identity.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
 import { revokeToken } from "../../src/store/tokens.ts";
 import { type TestServer, tokenFor } from "../support/api-server.ts";
 import { type TestStore, testDialects } from "../support/database.ts";

@@ -1,19 +1,18 @@
-// A repository's auto-quarantine (contract 7.4: "the repo's auto-quarantine is on (default on)"), read and set
+// A repository's auto-quarantine (on by default: docs/test-health.md#quarantine), read and set
 // through two extension endpoints beside set-quarantine-setting.
 import type { FastifyInstance } from "fastify";
-import { setAutoQuarantine } from "../../health-use-cases/auto-quarantine-switch.ts";
-import { testHealthSettings } from "../../store/test-health-settings.ts";
-import type { ApiDependencies } from "../../http/dependencies.ts";
+import { setAutoQuarantine } from "../../test-health-use-cases/auto-quarantine-switch.ts";
+import type { EdgeDependencies } from "../../http/dependencies.ts";
 import {
   AutoQuarantineResponse,
   GetAutoQuarantineRequest,
   SetAutoQuarantineRequest,
   SetAutoQuarantineResponse,
-} from "../flaky-tests-schemas.ts";
+} from "../test-health-schemas.ts";
 import { errorResponses } from "../openapi.ts";
 import { testHealthRepository } from "../repo-access.ts";
 
-export function registerAutoQuarantineRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+export function registerAutoQuarantineRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: GetAutoQuarantineRequest }>(
     "/flaky-tests/get-auto-quarantine",
     {
@@ -26,7 +25,7 @@ export function registerAutoQuarantineRoutes(api: FastifyInstance, deps: ApiDepe
     },
     async (request) => {
       const repository = await testHealthRepository(deps, request, request.body);
-      const { autoQuarantine } = await testHealthSettings(deps.store.db, repository.id);
+      const { autoQuarantine } = await deps.testHealth.testHealthSettings(repository.id);
       return { auto_quarantine: autoQuarantine };
     },
   );
@@ -43,7 +42,12 @@ export function registerAutoQuarantineRoutes(api: FastifyInstance, deps: ApiDepe
     },
     async (request) => {
       const repository = await testHealthRepository(deps, request, request.body, { record: true });
-      const change = await setAutoQuarantine(deps.store, repository.id, request.body.enabled, deps.clock());
+      const change = await setAutoQuarantine(
+        deps.testHealth,
+        repository.id,
+        request.body.enabled,
+        deps.clock(),
+      );
       return {
         auto_quarantine: change.autoQuarantine,
         tests_quarantined: change.quarantined,

@@ -1,11 +1,10 @@
-// GET /v1/getMergeQueueMetrics (interface 4.1, contract 6): Prometheus text for the token's organization, or
+// GET /v1/getMergeQueueMetrics (docs/monitoring.md#merge-queue-metrics): Prometheus text for the token's organization, or
 // for one repository of it.
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { expositionContentType } from "../../metrics/exposition.ts";
-import { queueMetricsExposition } from "../../metrics/queue-exposition.ts";
 import { principalOf } from "../auth.ts";
-import type { ApiDependencies } from "../../http/dependencies.ts";
+import type { EdgeDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { invalidRequest } from "../../http/problem.ts";
 import { knownRepository } from "../repo-access.ts";
@@ -20,7 +19,7 @@ type MetricsQuery = Static<typeof MetricsQuery>;
 
 const ownerAndName = /^([A-Za-z0-9][A-Za-z0-9-]*)\/([A-Za-z0-9._-]+)$/;
 
-/** The one repository a scrape names, if any; repo and repoHost come together (interface 4.1). */
+/** The one repository a scrape names, if any; repo and repoHost come together (docs/monitoring.md#merge-queue-metrics). */
 function requestedRepository(query: MetricsQuery) {
   const { repo, repoHost } = query;
   if (repo === undefined && repoHost === undefined) return undefined;
@@ -40,7 +39,7 @@ function requestedRepository(query: MetricsQuery) {
   return { host: repoHost, owner: match[1] as string, name: match[2] as string };
 }
 
-export function registerMetricsRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+export function registerMetricsRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.get<{ Querystring: MetricsQuery }>(
     "/getMergeQueueMetrics",
     {
@@ -63,8 +62,7 @@ export function registerMetricsRoutes(api: FastifyInstance, deps: ApiDependencie
       const principal = principalOf(request);
       const ref = requestedRepository(request.query);
       const repository = ref === undefined ? undefined : await knownRepository(deps, principal, ref);
-      const text = await queueMetricsExposition(
-        deps.store.db,
+      const text = await deps.queueMetrics(
         { organizationId: principal.organizationId, repositoryId: repository?.id },
         deps.clock(),
       );

@@ -1,17 +1,16 @@
-// getMergeQueueTestingDetails (interface 2.4, contract 4).
+// getMergeQueueTestingDetails (docs/api.md#records).
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { testRunView } from "../../presentation/queue-views.ts";
-import { findTestRunRecord } from "../../store/submission-records.ts";
 import { principalOf } from "../auth.ts";
-import type { ApiDependencies } from "../../http/dependencies.ts";
+import type { EdgeDependencies } from "../../http/dependencies.ts";
 import { errorResponses } from "../openapi.ts";
 import { notFound } from "../../http/problem.ts";
 import { resolveQueue } from "../queue-access.ts";
 import { TestingDetailsRequest, TestRunRecord } from "../schemas.ts";
 import { pullRequestUrl } from "../../urls.ts";
 
-export function registerTestRunRoutes(api: FastifyInstance, deps: ApiDependencies): void {
+export function registerTestRunRoutes(api: FastifyInstance, deps: EdgeDependencies): void {
   api.post<{ Body: TestingDetailsRequest }>(
     "/getMergeQueueTestingDetails",
     {
@@ -27,7 +26,7 @@ export function registerTestRunRoutes(api: FastifyInstance, deps: ApiDependencie
       const { testRunId } = request.body;
       const record =
         testRunView(state, testRunId, (n) => pullRequestUrl(deps.config, repository, n)) ??
-        (await findTestRunRecord(deps.store.db, queue.id, testRunId));
+        (await deps.queueRecords.findTestRunRecord(queue.id, testRunId));
       if (record === null || record === undefined) {
         throw notFound("test_run_not_found", `the ${queue.branch} queue has no test run ${testRunId}`);
       }

@@ -1,7 +1,6 @@
-// `push` to a target branch and `pull_request` changes that take a PR out of its queue (contract 5.1, 5.4).
+// `push` to a target branch and `pull_request` changes that take a PR out of its queue (docs/queue.md#pr-states, #merging).
 import type { Probot } from "probot";
 import { type CancelReason, isTerminal } from "../../queue/index.ts";
-import { findQueueLocation } from "../../store/queue-locations.ts";
 import {
   deliveryOf,
   type RepositoryPayload,
@@ -13,19 +12,18 @@ import {
 const deletedSha = /^0{40}$/;
 
 export function registerBranchEvents(app: Probot, deps: WebhookDependencies): void {
-  const { store, engine, githubHost } = deps;
+  const { queueDirectory, queues, githubHost } = deps;
   const on = onEachDelivery(app, deps);
 
   on("push", async (context) => {
     const { ref, after, repository } = context.payload;
     if (!ref.startsWith("refs/heads/") || deletedSha.test(after)) return;
-    const location = await findQueueLocation(
-      store.db,
+    const location = await queueDirectory.findQueueLocation(
       repoOf(githubHost, repository),
       ref.slice("refs/heads/".length),
     );
     if (location === undefined) return;
-    await engine.dispatch(
+    await queues.dispatch(
       location.queueId,
       [{ type: "target_branch_moved", sha: after }],
       deliveryOf(context),
@@ -44,11 +42,11 @@ export function registerBranchEvents(app: Probot, deps: WebhookDependencies): vo
     reason: CancelReason,
     newHead?: string,
   ) => {
-    const location = await findQueueLocation(store.db, repoOf(githubHost, repository), baseBranch);
+    const location = await queueDirectory.findQueueLocation(repoOf(githubHost, repository), baseBranch);
     if (location === undefined) return;
-    const entry = (await engine.read(location.queueId))?.prs[prNumber];
+    const entry = (await queues.read(location.queueId))?.prs[prNumber];
     if (entry === undefined || isTerminal(entry.state) || entry.headSha === newHead) return;
-    await engine.dispatch(
+    await queues.dispatch(
       location.queueId,
       [{ type: "cancel_requested", prNumber, reason }],
       deliveryOf(context),

@@ -1,8 +1,6 @@
-// CI results on test branches: `status`, `check_run` and `check_suite` webhooks (contract 5.3).
+// CI results on test branches: `status`, `check_run` and `check_suite` webhooks (docs/queue.md#testing).
 import type { Probot } from "probot";
 import { outcomeOf, type QueueEvent, type StatusReport } from "../../queue/index.ts";
-import { gatheredReads } from "../../store/gathered-reads.ts";
-import { type CommitConcerns, commitsConcerns, queueLocation } from "../../store/queue-locations.ts";
 import { checkRunReport, commitStatusReport } from "../check-payloads.ts";
 import {
   deliveryOf,
@@ -20,12 +18,10 @@ import type { CheckRunPayload, StatusPayload } from "./payload-shapes.ts";
  * replica or another, at once or later, changes nothing; and the claim would cost two writes per delivery.
  */
 export function registerCiEvents(app: Probot, deps: WebhookDependencies): DirectHandlers {
-  const { store, engine, github } = deps;
+  const { queueDirectory, queues, github } = deps;
   const on = onEachDelivery(app, deps);
-  // A burst's deliveries about different commits, arriving while one read is on its way, share the next.
-  const concernsOf = gatheredReads((shas) => commitsConcerns(store, shas));
-  const nothing: CommitConcerns = { testing: [], notReady: [], queued: [] };
-  const commitConcerns = async (sha: string) => (await concernsOf(sha)) ?? nothing;
+  // Deliveries about different commits, arriving while one read is on its way, share the next (QueueDirectory).
+  const commitConcerns = (sha: string) => queueDirectory.commitConcerns(sha);
 
   /**
    * Results about a commit concern the queues with a run testing it. On a queued PR's own head they count for
@@ -39,20 +35,20 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): Direct
     events: QueueEvent[],
   ) => {
     const { testing, notReady, queued } = await commitConcerns(sha);
-    for (const queueId of testing) await engine.dispatch(queueId, events, deliveryOf(delivery));
+    for (const queueId of testing) await queues.dispatch(queueId, events, deliveryOf(delivery));
     const outcome = outcomeOf(found);
     if (outcome !== "pending") {
       for (const { queueId, prNumber } of queued) {
-        await engine.dispatch(queueId, [
+        await queues.dispatch(queueId, [
           { type: "pr_head_checks_observed", prNumber, headSha: sha, outcome },
         ]);
       }
     }
     for (const { queueId, prNumber } of notReady) {
-      const location = await queueLocation(store.db, queueId);
+      const location = await queueDirectory.queueLocation(queueId);
       const pr = location === undefined ? null : await github.pullRequest(location, prNumber);
       if (pr === null) continue;
-      await engine.dispatch(queueId, [
+      await queues.dispatch(queueId, [
         { type: "mergeability_observed", prNumber, headSha: pr.headSha, mergeability: pr.mergeability },
       ]);
     }
@@ -63,10 +59,10 @@ export function registerCiEvents(app: Probot, deps: WebhookDependencies): Direct
   on("check_suite.completed", async (context) => {
     const sha = context.payload.check_suite.head_sha;
     for (const queueId of (await commitConcerns(sha)).testing) {
-      const location = await queueLocation(store.db, queueId);
+      const location = await queueDirectory.queueLocation(queueId);
       if (location === undefined) continue;
       const reports = await github.ciReports(location, sha);
-      await engine.dispatch(
+      await queues.dispatch(
         queueId,
         reports.map((found) => ({ type: "status_reported", sha, report: found })),
         deliveryOf(context),

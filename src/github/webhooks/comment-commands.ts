@@ -1,11 +1,12 @@
-// `/merge` commands in PR comments (contract 5.10): only for users with write access, acknowledged with a
+// `/merge` commands in PR comments (docs/queue.md#commands): only for users with write access, acknowledged with a
 // reaction; other users, and commands that cannot be carried out, get a polite reply.
-import { randomUUID } from "node:crypto";
 import type { Context, Probot } from "probot";
-import { acceptsNewSubmissions, isTerminal, type QueueEvent } from "../../queue/index.ts";
-import { findImpactedTargets } from "../../store/impacted-targets.ts";
-import { findQueueLocation } from "../../store/queue-locations.ts";
-import { awaitedBranchEvents } from "../../runner/awaited-branch.ts";
+import {
+  cancelPullRequest,
+  type NotQueued,
+  restartPullRequest,
+} from "../../queue-commands/pull-request-commands.ts";
+import { submitPullRequest, type SubmissionRefusal } from "../../queue-commands/submission.ts";
 import { parseMergeCommand } from "../merge-command.ts";
 import { deliveryOf, repoOf, onEachDelivery, type WebhookDependencies } from "./context.ts";
 
@@ -31,8 +32,21 @@ async function mayCommand(context: CommentContext, username: string): Promise<bo
   return commanders.has(data.role_name) || commanders.has(data.permission);
 }
 
+/** A refusal as the reply to the comment says it, after the commenter's name. */
+function refusalWords(refusal: SubmissionRefusal | NotQueued, command: string, branch: string): string {
+  switch (refusal.code) {
+    case "pull_request_closed":
+      return "this pull request is closed; only open pull requests can be queued.";
+    case "queue_draining":
+      return `the \`${branch}\` queue is draining and takes no new pull requests right now.`;
+    case "pull_request_not_submitted":
+    case "pull_request_finished":
+      return `this pull request is not in the \`${branch}\` queue, so there is nothing to ${command}.`;
+  }
+}
+
 export function registerCommentCommands(app: Probot, deps: WebhookDependencies): void {
-  const { store, engine, github, githubHost } = deps;
+  const { queueDirectory, queues, github, githubHost } = deps;
   const on = onEachDelivery(app, deps);
 
   on("issue_comment.created", async (context) => {
@@ -44,8 +58,8 @@ export function registerCommentCommands(app: Probot, deps: WebhookDependencies):
     const repo = { ...repoOf(githubHost, repository), installationId: installation?.id ?? null };
     const pr = await github.pullRequest(repo, issue.number);
     if (pr === null) return;
-    const location = await findQueueLocation(store.db, repo, pr.baseBranch);
-    const state = location === undefined ? undefined : await engine.read(location.queueId);
+    const location = await queueDirectory.findQueueLocation(repo, pr.baseBranch);
+    const state = location === undefined ? undefined : await queues.read(location.queueId);
     if (location === undefined || state === undefined) {
       await reply(
         context,
@@ -69,56 +83,23 @@ export function registerCommentCommands(app: Probot, deps: WebhookDependencies):
       return;
     }
 
-    const entry = state.prs[pr.number];
-    const queued = entry !== undefined && !isTerminal(entry.state);
-    const events: QueueEvent[] = [];
-    if (command.kind === "submit") {
-      if (!pr.open) {
-        await reply(
-          context,
-          `@${author} this pull request is closed; only open pull requests can be queued.`,
-        );
-        return;
-      }
-      if (!queued && !acceptsNewSubmissions(state)) {
-        await reply(
-          context,
-          `@${author} the \`${location.targetBranch}\` queue is draining and takes no new pull requests right now.`,
-        );
-        return;
-      }
-      events.push(
-        ...(await awaitedBranchEvents(state, () => github.branchHead(repo, location.targetBranch))),
-      );
-      events.push({
-        type: "pr_submitted",
-        submissionId: randomUUID(),
-        pr,
-        priority: command.priority,
-        noBatch: command.noBatch,
-      });
-      const targets = await findImpactedTargets(store.db, location.queueId, pr.number, pr.headSha);
-      if (targets !== undefined)
-        events.push({ type: "impacted_targets_set", prNumber: pr.number, headSha: pr.headSha, targets });
-    } else if (!queued) {
-      await reply(
-        context,
-        `@${author} this pull request is not in the \`${location.targetBranch}\` queue, so there is nothing to ${command.kind}.`,
-      );
+    const queue = { id: location.queueId, repo, state };
+    const answer =
+      command.kind === "submit"
+        ? await submitPullRequest(deps.submissionReads, {
+            queue,
+            pr,
+            priority: command.priority,
+            noBatch: command.noBatch,
+          })
+        : command.kind === "cancel"
+          ? cancelPullRequest({ state, prNumber: pr.number, by: `@${author}, with a /merge cancel comment` })
+          : restartPullRequest({ state, prNumber: pr.number });
+    if (answer.refused !== undefined) {
+      await reply(context, `@${author} ${refusalWords(answer.refused, command.kind, location.targetBranch)}`);
       return;
-    } else {
-      events.push(
-        command.kind === "cancel"
-          ? {
-              type: "cancel_requested",
-              prNumber: pr.number,
-              reason: "cancelled_by_user",
-              by: `@${author}, with a /merge cancel comment`,
-            }
-          : { type: "restart_requested", prNumber: pr.number },
-      );
     }
     await react(context, "+1");
-    await engine.dispatch(location.queueId, events, deliveryOf(context));
+    await queues.dispatch(location.queueId, answer.events, deliveryOf(context));
   });
 }

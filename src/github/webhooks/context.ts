@@ -1,16 +1,24 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger, Probot } from "probot";
-import type { MergeQueueEngine } from "../../runner/engine.ts";
-import type { Store } from "../../store/database.ts";
-import { claimDelivery, completeDelivery, forgetDelivery } from "../../store/deliveries.ts";
 import { Problem } from "../../http/problem.ts";
-import type { GitHubGateway } from "../gateway.ts";
 import type { Clock } from "../../ports/clock.ts";
+import type { DeliveryClaims } from "../../ports/delivery-claims.ts";
+import type { QueueEngine } from "../../ports/queue-engine.ts";
+import type { QueueDirectory } from "../../ports/queue-location.ts";
+import type { RepositoryRecords } from "../../ports/repository-records.ts";
+import type { SubmissionReads } from "../../queue-commands/submission.ts";
+import type { GitHubGateway } from "../gateway.ts";
 
-/** What the webhook handlers translate into: the engine, and GitHub for facts a payload lacks. */
+/** What the webhook handlers translate into: the queues, and GitHub for facts a payload lacks. */
 export interface WebhookDependencies {
-  store: Store;
-  engine: MergeQueueEngine;
+  queues: QueueEngine;
+  /** Which queues a delivery is about. */
+  queueDirectory: QueueDirectory;
+  repositories: Pick<RepositoryRecords, "findRepository">;
+  /** The deliveries handled, so that each is handled once. */
+  deliveries: DeliveryClaims;
+  /** What a `/merge` submission reads besides the queue. */
+  submissionReads: SubmissionReads;
   github: GitHubGateway;
   githubHost: string;
   log: Logger;
@@ -30,7 +38,7 @@ export function repoOf(host: string, repository: RepositoryPayload) {
   return { host, owner, name: repository.name };
 }
 
-/** The delivery a webhook came in, so that a redelivery changes nothing (contract 5.10). */
+/** The delivery a webhook came in, so that a redelivery changes nothing (docs/queue.md#reliability). */
 export function deliveryOf(context: { id: string; name: string }) {
   return { delivery: { id: context.id, event: context.name } };
 }
@@ -54,7 +62,7 @@ const deliveryClaimStaleMs = 60_000;
 const inProgressWaitMs = 3_000;
 
 /**
- * `app.on`, with each handler run at most once per delivery id (contract 5.10), on a payload whose shape the
+ * `app.on`, with each handler run at most once per delivery id (docs/queue.md#reliability), on a payload whose shape the
  * endpoint checked (`payloadProblem`). The claim comes before anything the handler does, since some of it (a
  * reply, a reaction) happens on GitHub before any queue step. A delivery whose handler failed is released, so that
  * redelivering it tries again; the queue steps it did commit are recorded per queue (`deliveryOf`) and are not
@@ -63,13 +71,13 @@ const inProgressWaitMs = 3_000;
  */
 export function onEachDelivery(
   app: Probot,
-  { store, clock }: Pick<WebhookDependencies, "store" | "clock">,
+  { deliveries, clock }: Pick<WebhookDependencies, "deliveries" | "clock">,
 ): Probot["on"] {
   /** Whether this copy of the delivery is the one to handle it; false when it was already handled. */
   const claimed = async (key: string, event: string): Promise<boolean> => {
     const deadline = Date.now() + inProgressWaitMs;
     for (;;) {
-      const claim = await claimDelivery(store.db, key, event, clock(), deliveryClaimStaleMs);
+      const claim = await deliveries.claimDelivery(key, event, clock(), deliveryClaimStaleMs);
       if (claim !== "in_progress") return claim === "claimed";
       if (Date.now() >= deadline) {
         throw new Problem(
@@ -89,10 +97,10 @@ export function onEachDelivery(
       try {
         await handler(context);
       } catch (error) {
-        await forgetDelivery(store.db, key);
+        await deliveries.forgetDelivery(key);
         throw error;
       }
-      await completeDelivery(store.db, key, clock());
+      await deliveries.completeDelivery(key, clock());
     });
   return on as Probot["on"];
 }

@@ -1,9 +1,6 @@
 // GitHub says a repository's rules changed (`branch_protection_rule`, `repository_ruleset`, whatever the action):
 // the rules of every queue of the repository are read again and told to the queue (see src/queue/branch-rules.ts).
 import type { Probot } from "probot";
-import { findQueueLocation } from "../../store/queue-locations.ts";
-import { queueBranches } from "../../store/queues.ts";
-import { findRepository } from "../../store/repositories.ts";
 import {
   deliveryOf,
   type Delivery,
@@ -14,20 +11,20 @@ import {
 } from "./context.ts";
 
 export function registerRuleEvents(app: Probot, deps: WebhookDependencies): void {
-  const { store, engine, github, githubHost } = deps;
+  const { queueDirectory, repositories, queues, github, githubHost } = deps;
   const on = onEachDelivery(app, deps);
 
   const readAgain = async (context: Delivery) => {
     const { repository } = context.payload as { repository: RepositoryPayload };
     const ref = repoOf(githubHost, repository);
     github.rulesCache.forgetRepository(ref);
-    const known = await findRepository(store.db, ref);
+    const known = await repositories.findRepository(ref);
     if (known === undefined) return;
-    for (const branch of await queueBranches(store.db, known.id)) {
-      const location = await findQueueLocation(store.db, ref, branch);
+    for (const branch of await queueDirectory.queueBranches(known.id)) {
+      const location = await queueDirectory.findQueueLocation(ref, branch);
       if (location === undefined) continue;
       const { rules } = await github.branchRules(location, branch);
-      await engine.dispatch(location.queueId, [{ type: "branch_rules_read", rules }], deliveryOf(context));
+      await queues.dispatch(location.queueId, [{ type: "branch_rules_read", rules }], deliveryOf(context));
     }
   };
 

@@ -6,7 +6,7 @@ import { registerRuleEvents } from "./rule-events.ts";
 import type { WebhookDependencies } from "./context.ts";
 import { serveWebhooks } from "./endpoint.ts";
 
-/** Webhooks → queue events (contract 5.10). */
+/** Webhooks → queue events (docs/queue.md#pr-states, #reliability). */
 export function registerQueueWebhooks(app: Probot, deps: WebhookDependencies): void {
   registerCommentCommands(app, deps);
   registerBranchEvents(app, deps);

@@ -1,7 +1,7 @@
 // Commit statuses and checks: what CI reported on a commit, as the app polls it.
 import type { Commit } from "./git.ts";
 import { appJson, checkRunJson, checkSuiteJson, repositoryJson, statusJson } from "./representations.ts";
-import type { FakeRepository } from "./repository.ts";
+import type { FakeRepository } from "./fake-repository.ts";
 import type { RestRequest, Route } from "./router.ts";
 import { json, paginate, repoRoute, requiredStringField, stringField } from "./router.ts";
 import { GitHubApiError } from "./world.ts";

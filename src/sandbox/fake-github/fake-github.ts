@@ -1,7 +1,7 @@
 // The fake GitHub: repositories, a WHATWG `fetch` answering the REST API as GitHub does, a log of the calls,
 // and the outbox of webhooks GitHub would have delivered.
-import type { RepositoryOptions } from "./repository.ts";
-import { FakeRepository } from "./repository.ts";
+import type { RepositoryOptions } from "./fake-repository.ts";
+import { FakeRepository } from "./fake-repository.ts";
 import { restRoutes } from "./rest-routes.ts";
 import type { RestResult, RouteHost } from "./router.ts";
 import { errorResult, json, matchRoute, toResponse } from "./router.ts";

@@ -1,6 +1,6 @@
 // Git data routes: refs, commits, merges and compare.
 import { commitJson, gitCommitJson, refJson } from "./representations.ts";
-import type { FakeRepository } from "./repository.ts";
+import type { FakeRepository } from "./fake-repository.ts";
 import type { Route } from "./router.ts";
 import { json, noContent, repoRoute, requiredStringField, stringField } from "./router.ts";
 import { GitHubApiError, notFound } from "./world.ts";

@@ -3,7 +3,7 @@
 // (or drains with `takeWebhooks()`), and assert on branches, PRs, comments and statuses.
 export { FakeGitHub } from "./fake-github.ts";
 export type { FakeGitHubOptions, InjectedFailure, RecordedRequest } from "./fake-github.ts";
-export { FakeRepository } from "./repository.ts";
+export { FakeRepository } from "./fake-repository.ts";
 export type {
   CheckDelivery,
   IssueCommentDelivery,
@@ -11,10 +11,10 @@ export type {
   RepositoryOptions,
   StatusDelivery,
   StatusReportOptions,
-} from "./repository.ts";
+} from "./fake-repository.ts";
 export { applyChanges, CommitGraph, emptyTree, mergeTrees } from "./git.ts";
 export type { Commit, FileChanges, Tree, TreeMerge } from "./git.ts";
-export type { CheckConclusion, CheckRunReport, CheckStatus, StatusState } from "./ci.ts";
+export type { CheckConclusion, CheckRunReport, CheckStatus, StatusState } from "./check-results.ts";
 export type { MergeMethod } from "./merge-plans.ts";
 export type {
   Mergeability,
@@ -22,7 +22,7 @@ export type {
   PullRequestDelivery,
   PullRequestRecord,
 } from "./pull-requests.ts";
-export type { BranchProtection, Role } from "./settings.ts";
+export type { BranchProtection, Role } from "./repository-settings.ts";
 export {
   checkRunPayload,
   checkSuitePayload,
@@ -41,4 +41,4 @@ export type {
   StatusPayload,
 } from "./webhook-payloads.ts";
 export type { WebhookDelivery } from "./world.ts";
-export { fakeOctokit, fakeOctokitClass } from "./octokit.ts";
+export { fakeOctokit, fakeOctokitClass } from "./fake-octokit.ts";

@@ -3,7 +3,7 @@
 import type { Commit, CommitGraph } from "./git.ts";
 import type { MergeMethod, PlannedCommit } from "./merge-plans.ts";
 import { planMerge } from "./merge-plans.ts";
-import type { FakeRepository } from "./repository.ts";
+import type { FakeRepository } from "./fake-repository.ts";
 import { enforceRequiredChecks, hasFailingCheck, unmetRequiredChecks } from "./required-checks.ts";
 import type { PullRequestAction, PullRequestPayload, PullRequestPayloadExtras } from "./webhook-payloads.ts";
 import { pullRequestPayload } from "./webhook-payloads.ts";

@@ -2,11 +2,11 @@
 // rulesets and file contents.
 import { blobSha } from "./git.ts";
 import { accountJson, commitJson, repositoryJson } from "./representations.ts";
-import type { FakeRepository } from "./repository.ts";
+import type { FakeRepository } from "./fake-repository.ts";
 import type { RestRequest, Route } from "./router.ts";
 import { json, numberParam, repoRoute, route } from "./router.ts";
-import type { BranchProtection } from "./settings.ts";
-import { legacyPermission } from "./settings.ts";
+import type { BranchProtection } from "./repository-settings.ts";
+import { legacyPermission } from "./repository-settings.ts";
 import { GitHubApiError, notFound } from "./world.ts";
 
 function protectionUrl(repo: FakeRepository, branch: string): string {

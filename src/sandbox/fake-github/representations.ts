@@ -1,10 +1,10 @@
 // GitHub's JSON shapes, shared by REST answers and webhook payloads (GitHub uses the same objects in both).
 // Fields follow the REST schemas; the ones no merge queue reads are left out rather than invented.
-import type { CheckRunRecord, CheckSuiteRecord, CommitStatusRecord } from "./ci.ts";
+import type { CheckRunRecord, CheckSuiteRecord, CommitStatusRecord } from "./check-results.ts";
 import type { CommentRecord, ReactionRecord } from "./conversation.ts";
 import type { Commit } from "./git.ts";
 import type { Mergeability, PullRequestRecord } from "./pull-requests.ts";
-import type { FakeRepository } from "./repository.ts";
+import type { FakeRepository } from "./fake-repository.ts";
 import type { World } from "./world.ts";
 
 export function accountJson(world: World, login: string, type?: "User" | "Organization" | "Bot") {
@@ -74,7 +74,7 @@ function signature(commit: Commit) {
 
 const unsigned = { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null };
 
-/** GitHub's web-flow signature on what it made; see branch-rules.ts for which commits those are. */
+/** GitHub's web-flow signature on what it made; see rule-enforcement.ts for which commits those are. */
 function verificationOf(repo: FakeRepository, commit: Commit) {
   if (!repo.rules.isVerified(commit.sha)) return unsigned;
   return { verified: true, reason: "valid", signature: null, payload: null, verified_at: commit.date };

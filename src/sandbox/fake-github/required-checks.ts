@@ -1,7 +1,7 @@
 // Whether a commit satisfies the required status checks of a branch (protection and rulesets), as GitHub
 // checks before a merge or a push to that branch.
-import type { CiRecords } from "./ci.ts";
-import type { RepositorySettings } from "./settings.ts";
+import type { CiRecords } from "./check-results.ts";
+import type { RepositorySettings } from "./repository-settings.ts";
 import { GitHubApiError } from "./world.ts";
 
 const passingConclusions: readonly (string | null)[] = ["success", "neutral", "skipped"];

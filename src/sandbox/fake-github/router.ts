@@ -1,6 +1,6 @@
 // A small REST router for the fake: patterns over path segments, JSON answers as GitHub writes them, and
 // GitHub's pagination (`per_page`, `page`, `Link`).
-import type { FakeRepository } from "./repository.ts";
+import type { FakeRepository } from "./fake-repository.ts";
 import type { World } from "./world.ts";
 import type { GitHubApiError } from "./world.ts";
 import { documentationUrl, notFound, validationFailed } from "./world.ts";

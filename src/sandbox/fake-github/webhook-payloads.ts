@@ -1,11 +1,11 @@
 // Webhook payloads in GitHub's shapes, built from the fake's state. Every payload carries `repository`,
 // `sender` and, when the app is installed, `installation { id }`, which Probot uses to authenticate.
-import type { CheckRunRecord, CheckSuiteRecord, CommitStatusRecord } from "./ci.ts";
+import type { CheckRunRecord, CheckSuiteRecord, CommitStatusRecord } from "./check-results.ts";
 import type { CommentRecord } from "./conversation.ts";
 import type { Commit } from "./git.ts";
 import type { PullRequestRecord } from "./pull-requests.ts";
 import { mergeabilityUnknown } from "./pull-requests.ts";
-import type { FakeRepository } from "./repository.ts";
+import type { FakeRepository } from "./fake-repository.ts";
 import {
   accountJson,
   checkRunJson,

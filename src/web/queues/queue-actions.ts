@@ -1,12 +1,20 @@
 // The controls of a queue's page: pause, resume and drain the queue; cancel or restart a PR, or make it urgent.
 // Each is a form posted to the page's own address with the session's anti-forgery token, from this site only, by
-// a visitor whose organization covers the repository (who may see the page). The queue core decides what each
-// means, as for the /v1 endpoints of the same names; a success answers 303 back to the page (Post/Redirect/Get).
-import { randomUUID } from "node:crypto";
+// a visitor whose organization covers the repository (who may see the page). Each asks the queue command of the
+// same name (src/queue-commands/), as the /v1 endpoints and the `/merge` comments do; a success answers 303 back
+// to the page (Post/Redirect/Get), a refusal a page that says why nothing was changed.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { QueueEvent, QueueState } from "../../queue/index.ts";
-import type { Principal } from "../../store/tokens.ts";
+import type { QueueState } from "../../queue/index.ts";
 import { PRIORITY_VALUES } from "../../queue/priority.ts";
+import type { Principal } from "../../ports/api-tokens.ts";
+import type { Repository } from "../../ports/test-case-storage.ts";
+import {
+  cancelPullRequest,
+  isQueued,
+  restartPullRequest,
+} from "../../queue-commands/pull-request-commands.ts";
+import { changeQueue } from "../../queue-commands/queue-updates.ts";
+import { submitPullRequest } from "../../queue-commands/submission.ts";
 import { fromAnotherSite, isFormToken } from "../browser-sessions.ts";
 import { notFoundPage, sendPage } from "../page-replies.ts";
 import { messagePage } from "../test-page-html.ts";
@@ -23,48 +31,50 @@ type PullRequestAction = (typeof pullRequestActions)[number];
 const isOneOf = <T extends string>(values: readonly T[], value: string): value is T =>
   (values as readonly string[]).includes(value);
 
-function queueEvent(action: QueueAction): QueueEvent {
-  const status = { pause: "paused", resume: "running", drain: "draining" } as const;
-  return { type: "queue_updated", settings: {}, status: status[action] };
+const statusOf = { pause: "paused", resume: "running", drain: "draining" } as const;
+
+interface QueueAtHand {
+  deps: PageContext["deps"];
+  id: string;
+  repository: Repository;
+  state: QueueState;
 }
 
-/** The event of a PR's control, or null when the PR is not (or no longer) queued. */
-function pullRequestEvent(
-  state: QueueState,
+/** What a queue's control asks of the queue; its answer. */
+function queueCommand({ deps, repository, state }: QueueAtHand, action: QueueAction) {
+  return changeQueue(deps.github, {
+    queue: { repo: repository, state },
+    settings: {},
+    status: statusOf[action],
+  });
+}
+
+/** What a PR's control asks of the queue; its answer, or null for a PR the queue no longer holds. */
+async function pullRequestCommand(
+  queue: QueueAtHand,
   action: PullRequestAction,
   prNumber: number,
   principal: Principal,
-): QueueEvent | null {
-  const pr = state.prs[prNumber];
-  if (pr === undefined || !state.line.includes(prNumber)) return null;
+) {
+  const { state } = queue;
   switch (action) {
-    case "cancel":
-      return {
-        type: "cancel_requested",
-        prNumber,
-        reason: "cancelled_by_user",
-        by: `the queue page, signed in with API token ${principal.tokenId} of ${principal.organizationSlug}`,
-      };
+    case "cancel": {
+      const by = `the queue page, signed in with API token ${principal.tokenId} of ${principal.organizationSlug}`;
+      return cancelPullRequest({ state, prNumber, by });
+    }
     case "restart":
-      return { type: "restart_requested", prNumber };
+      return restartPullRequest({ state, prNumber });
     case "urgent": {
-      // A PR already queued only changes its priority when submitted again; its facts stay its own. (Should it
-      // leave the queue in between, this submits it anew, as `/merge` with a priority would.)
-      const facts = {
-        number: pr.number,
-        title: pr.title,
-        headSha: pr.headSha,
-        baseBranch: pr.baseBranch,
-        author: pr.author,
-        mergeability: pr.mergeability,
-      };
-      return {
-        type: "pr_submitted",
-        submissionId: randomUUID(),
+      // A submission again, of the PR as the queue knows it (not GitHub): only its priority changes.
+      const pr = state.prs[prNumber];
+      if (pr === undefined || !isQueued(state, prNumber)) return null;
+      const facts = { ...pr, open: true, merged: false, draft: false };
+      return submitPullRequest(queue.deps.submissionReads, {
+        queue: { id: queue.id, repo: queue.repository, state },
         pr: facts,
         priority: PRIORITY_VALUES.urgent,
         noBatch: pr.noBatch,
-      };
+      });
     }
   }
 }
@@ -73,7 +83,7 @@ const refused = (reply: FastifyReply, status: number, title: string, message: st
   sendPage(reply, status, messagePage(title, message, { href: "", text: "Back to the queue" }));
 
 /** Handles a control's form posted to a queue's page; `visible` is who posted it and to which queue. */
-export async function changeQueue(
+export async function controlQueue(
   context: PageContext,
   request: FastifyRequest<{ Body: Record<string, unknown> | undefined }>,
   reply: FastifyReply,
@@ -93,21 +103,26 @@ export async function changeQueue(
     );
   }
   const queue = await namedQueue(deps, visible);
-  const state = queue === undefined ? undefined : await deps.engine.read(queue.id);
+  const state = queue === undefined ? undefined : await deps.queues.read(queue.id);
   if (queue === undefined || state === undefined) return notFoundPage(reply, "Queue");
+  const atHand = { deps, id: queue.id, repository: visible.repository, state };
 
   const action = field("action");
   const prNumber = Number(field("pr"));
-  let event: QueueEvent | null;
-  if (isOneOf(queueActions, action)) event = queueEvent(action);
+  let answer;
+  if (isOneOf(queueActions, action)) answer = await queueCommand(atHand, action);
   else if (isOneOf(pullRequestActions, action) && Number.isSafeInteger(prNumber) && prNumber > 0) {
-    event = pullRequestEvent(state, action, prNumber, visible.visitor.principal);
-    if (event === null) {
-      return refused(reply, 409, "Nothing was changed", `#${prNumber} is not in the queue any more.`);
-    }
+    answer = await pullRequestCommand(atHand, action, prNumber, visible.visitor.principal);
   } else return refused(reply, 400, "Nothing was changed", "The form asked for no change this page makes.");
 
-  await deps.engine.dispatch(queue.id, [event]);
+  if (answer === null || answer.refused !== undefined) {
+    const why =
+      answer?.refused.code === "branch_rule_conflict"
+        ? `${answer.refused.detail}.`
+        : `#${prNumber} is not in the queue any more.`;
+    return refused(reply, 409, "Nothing was changed", why);
+  }
+  await deps.queues.dispatch(queue.id, answer.events);
   const anchor = isOneOf(pullRequestActions, action) ? `#pr-${prNumber}` : "";
   const page = `${visible.root}${queuePath({ repository: visible.repository, branch: visible.branch }).slice(1)}`;
   return reply.redirect(`${page}?changed=${action}${anchor}`, 303);

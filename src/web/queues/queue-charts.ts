@@ -1,6 +1,6 @@
 // The charts of a queue's last 24 hours, hour by hour: how deep it was, how many PRs merged, how long they took
 // and how many CI runs each merge cost. Worked out from the queue's depth now and what happened since.
-import type { QueueActivity } from "../../store/queue-history.ts";
+import type { QueueActivity } from "../../ports/queue-records.ts";
 import { percentile } from "./queue-words.ts";
 
 export const HOUR_MS = 3600 * 1000;

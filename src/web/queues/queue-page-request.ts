@@ -1,4 +1,4 @@
-import type { Repository } from "../../store/repositories.ts";
+import type { Repository } from "../../ports/test-case-storage.ts";
 import type { Visitor } from "../page-context.ts";
 
 /** A page request its visitor may see: who asks, the repository and queue it names, and the way to the root. */

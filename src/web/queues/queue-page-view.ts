@@ -1,5 +1,5 @@
 // What one queue's page shows, as queue-page.ts reads it and queue-page-html.ts writes it.
-import type { DepartedPullRequest } from "../../store/queue-history.ts";
+import type { DepartedPullRequest } from "../../ports/queue-records.ts";
 import type { BranchRulesView } from "../../presentation/branch-rules-view.ts";
 import type { HourlySeries } from "./queue-charts.ts";
 

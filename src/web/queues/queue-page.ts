@@ -6,14 +6,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PullRequestEntry, QueueState, TestRun } from "../../queue/index.ts";
 import { queueView } from "../../presentation/queue-views.ts";
 import { priorityNameOf } from "../../queue/priority.ts";
-import {
-  departedPullRequests,
-  type DepartedPullRequest,
-  queueActivity,
-  type QueueActivity,
-  queueStateVersion,
-} from "../../store/queue-history.ts";
-import { findQueue } from "../../store/queues.ts";
+import type { DepartedPullRequest, QueueActivity } from "../../ports/queue-records.ts";
 import { pullRequestUrl } from "../../urls.ts";
 import { notFoundPage, sendPage, sendUnchanged } from "../page-replies.ts";
 import type { PageContext } from "../page-context.ts";
@@ -117,7 +110,7 @@ export function queuePageView(
 
 /** The queue a page request names, or undefined when the repository has no such queue. */
 export function namedQueue(deps: PageContext["deps"], request: QueuePageRequest & { branch: string }) {
-  return findQueue(deps.store.db, request.repository.id, request.branch);
+  return deps.queueRecords.findQueue(request.repository.id, request.branch);
 }
 
 /**
@@ -125,7 +118,7 @@ export function namedQueue(deps: PageContext["deps"], request: QueuePageRequest 
  * waited, with the clock: the page's version names both, so the live part is sent again only when it differs.
  */
 async function pageVersion(deps: PageContext["deps"], queueId: string): Promise<string> {
-  const version = await queueStateVersion(deps.store.db, queueId);
+  const version = await deps.queueRecords.queueStateVersion(queueId);
   return `"${version}-${Math.floor(deps.clock() / WAITING_TIME_STEP_MS)}"`;
 }
 
@@ -142,12 +135,12 @@ export async function showQueuePage(
   const version = await pageVersion(deps, queue.id);
   const livePart = request.query.part === "live";
   if (livePart && request.headers["if-none-match"] === version) return sendUnchanged(reply, version);
-  const state = await deps.engine.read(queue.id);
+  const state = await deps.queues.read(queue.id);
   if (state === undefined) return notFoundPage(reply, "Queue");
   const dayAgo = deps.clock() - CHART_HOURS * HOUR_MS;
   const [departed, activity] = await Promise.all([
-    departedPullRequests(deps.store.db, queue.id, dayAgo, DEPARTED_LIMIT),
-    queueActivity(deps.store.db, queue.id, dayAgo),
+    deps.queueRecords.departedPullRequests(queue.id, dayAgo, DEPARTED_LIMIT),
+    deps.queueRecords.queueActivity(queue.id, dayAgo),
   ]);
   const view = queuePageView(deps, visible, state, { departed, activity });
   const controls = { formToken: visible.visitor.formToken };

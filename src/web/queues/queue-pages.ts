@@ -2,7 +2,6 @@
 // (repository-queues-page.ts) and one queue (queue-page.ts). Signed in as the test pages are (the same session
 // cookie, the same sign-in form), and the token's organization must cover the repository, as in the API.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { findRepository } from "../../store/repositories.ts";
 import { organizationCovers } from "../../http/organization-access.ts";
 import { notFoundPage, sendPage } from "../page-replies.ts";
 import { messagePage } from "../test-page-html.ts";
@@ -16,7 +15,7 @@ import {
 } from "./queue-addresses.ts";
 import type { QueuePageRequest } from "./queue-page-request.ts";
 import { liveScript, liveScriptPath } from "./live-script.ts";
-import { changeQueue, postedFromAnotherSite } from "./queue-actions.ts";
+import { controlQueue, postedFromAnotherSite } from "./queue-actions.ts";
 import { showQueuePage } from "./queue-page.ts";
 import { showRepositoryQueues } from "./repository-queues-page.ts";
 
@@ -43,7 +42,7 @@ export async function visibleQueueRequest(
   }
   const { repository: ref, branch } = named;
   const repository = organizationCovers(visitor.principal, ref.host, ref.owner)
-    ? await findRepository(context.deps.store.db, ref)
+    ? await context.deps.repositories.findRepository(ref)
     : undefined;
   if (repository === undefined) {
     await notFoundPage(reply, "Repository");
@@ -91,7 +90,7 @@ export async function registerQueuePages(api: FastifyInstance, context: PageCont
           const visible = await visibleQueueRequest(context, request, reply, request.params["*"]);
           if (visible === null) return reply;
           if (visible.branch === null) return notFoundPage(reply, "Queue");
-          return changeQueue(context, request, reply, { ...visible, branch: visible.branch });
+          return controlQueue(context, request, reply, { ...visible, branch: visible.branch });
         },
       );
     },

@@ -2,8 +2,6 @@
 // what merged and failed in the last hour and how long merges took today.
 import type { FastifyReply } from "fastify";
 import { inProgressRuns } from "../../queue/run-lifecycle.ts";
-import { mergeDurations, repositoryQueues } from "../../store/queue-history.ts";
-import { transitionsByState } from "../../store/queue-metrics.ts";
 import { sendPage } from "../page-replies.ts";
 import type { PageContext } from "../page-context.ts";
 import { queuePath } from "./queue-addresses.ts";
@@ -19,16 +17,16 @@ export async function repositoryQueuesView(
   deps: PageContext["deps"],
   { repository }: Pick<QueuePageRequest, "repository">,
 ): Promise<RepositoryQueuesView> {
-  const { db } = deps.store;
+  const records = deps.queueRecords;
   const now = deps.clock();
-  const rows = await repositoryQueues(db, repository.id);
+  const rows = await records.repositoryQueues(repository.id);
   const ids = rows.map((row) => row.id);
   const [states, lastHour] = await Promise.all([
-    Promise.all(ids.map((id) => deps.engine.read(id))),
-    transitionsByState(db, ids, ["merged", "failed"], now - HOUR_MS),
+    Promise.all(ids.map((id) => deps.queues.read(id))),
+    records.transitionsByState(ids, ["merged", "failed"], now - HOUR_MS),
   ]);
   const startOfDay = now - (now % DAY_MS);
-  const durations = await Promise.all(ids.map((id) => mergeDurations(db, id, startOfDay)));
+  const durations = await Promise.all(ids.map((id) => records.mergeDurations(id, startOfDay)));
   const count = (queueId: string, state: string) =>
     Number(lastHour.find((row) => row.queueId === queueId && row.key === state)?.count ?? 0);
   const queues = rows.flatMap((row, index): QueueSummary[] => {

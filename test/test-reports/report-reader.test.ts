@@ -1,0 +1,233 @@
+import { Readable } from "node:stream";
+import { describe, expect, it, vi } from "vitest";
+import { JunitParseError } from "../../src/test-reports/parsed-report.ts";
+import {
+  failureSummaries,
+  OUTCOMES,
+  type ReadBatch,
+  readTests,
+  testIdentities,
+} from "../../src/test-reports/report-batches.ts";
+import {
+  READER_IDLE_MS,
+  readerThreadRunning,
+  readReports,
+  startReportReader,
+  stopReportReader,
+} from "../../src/test-reports/report-reader.ts";
+import { testCaseId } from "../../src/test-health/index.ts";
+
+const repository = { host: "github.com", owner: "Acme", name: "Widgets" };
+
+async function readAll(documents: Parameters<typeof readReports>[0], batchSize = 2): Promise<ReadBatch[]> {
+  const batches: ReadBatch[] = [];
+  for await (const batch of readReports(documents, {
+    repository,
+    variant: "linux",
+    repoRoot: null,
+    batchSize,
+  }))
+    batches.push(batch);
+  return batches;
+}
+
+/** What a batch says of each test, as ingestion reads it. */
+function describeBatch(batch: ReadBatch) {
+  const identities = testIdentities(batch);
+  const summaries = failureSummaries(batch);
+  let failed = 0;
+  return readTests(batch).map((test) => {
+    const attempts = [];
+    for (let attempt = test.firstAttempt; attempt < test.endAttempt; attempt++) {
+      const outcome = OUTCOMES[batch.outcomes[attempt] as number];
+      attempts.push({
+        outcome,
+        seq: batch.seqs[attempt],
+        summary: outcome === "failed" ? summaries[failed++] : null,
+      });
+    }
+    return { id: test.id, ...identities[test.index], failedFinally: test.failedFinally, attempts };
+  });
+}
+
+const suite = (cases: string) => `<testsuite name="suite" file="widget.spec.ts">${cases}</testsuite>`;
+
+describe("reading an upload's reports on the reader thread", () => {
+  it("groups each batch by test, numbers attempts across documents and summarises failures", async () => {
+    const first = suite(
+      '<testcase classname="W" name="a"/>' +
+        '<testcase classname="W" name="b"><failure message="expected 3 but got 4"/></testcase>' +
+        '<testcase classname="W" name="a"><skipped/></testcase>',
+    );
+    const second = suite(
+      '<testcase classname="W" name="c"><flakyFailure message="timeout after 500 ms"/></testcase>',
+    );
+    const batches = await readAll([first, second], 3);
+    expect(batches.map((batch) => batch.testCases)).toEqual([3, 1]);
+    const id = (name: string) =>
+      testCaseId(repository, {
+        filePath: "widget.spec.ts",
+        classname: "W",
+        parent: "suite",
+        name,
+        variant: "linux",
+      });
+    const identity = { classname: "W", parent: "suite", filePath: "widget.spec.ts" };
+    expect(batches.map(describeBatch)).toEqual([
+      [
+        {
+          id: id("a"),
+          name: "a",
+          ...identity,
+          failedFinally: false,
+          attempts: [
+            { outcome: "passed", seq: 0, summary: null },
+            { outcome: "skipped", seq: 2, summary: null },
+          ],
+        },
+        {
+          id: id("b"),
+          name: "b",
+          ...identity,
+          failedFinally: true,
+          attempts: [{ outcome: "failed", seq: 1, summary: "expected <n> but got <n>" }],
+        },
+      ],
+      [
+        {
+          id: id("c"),
+          name: "c",
+          ...identity,
+          failedFinally: false,
+          attempts: [
+            { outcome: "failed", seq: 3, summary: "timeout after <n> ms" },
+            { outcome: "passed", seq: 4, summary: null },
+          ],
+        },
+      ],
+    ]);
+  });
+
+  it("reads byte streams cut anywhere, multi-byte characters included", async () => {
+    const bytes = Buffer.from(suite('<testcase classname="Ünïcødé" name="名前 🚀"/>'));
+    const chunks = Array.from({ length: bytes.length }, (_, index) => bytes.subarray(index, index + 1));
+    const [batch] = await readAll([Readable.from(chunks)]);
+    expect(describeBatch(batch as ReadBatch)[0]).toMatchObject({ name: "名前 🚀", classname: "Ünïcødé" });
+  });
+
+  it("reads several uploads at once, each its own documents", async () => {
+    const report = (prefix: string) =>
+      suite(
+        Array.from({ length: 50 }, (_, index) => `<testcase classname="W" name="${prefix}${index}"/>`).join(
+          "",
+        ),
+      );
+    const names = async (prefix: string) => {
+      const read: string[] = [];
+      for await (const batch of readReports([report(prefix), report(`${prefix}-again-`)], {
+        repository,
+        variant: "",
+        repoRoot: null,
+        batchSize: 7,
+      })) {
+        read.push(...testIdentities(batch).map((identity) => identity.name));
+        // Let the other uploads' batches in between.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return read;
+    };
+    const uploads = await Promise.all(["a", "b", "c"].map(names));
+    for (const [index, prefix] of ["a", "b", "c"].entries()) {
+      const expected = [prefix, `${prefix}-again-`].flatMap((p) =>
+        Array.from({ length: 50 }, (_, i) => `${p}${i}`),
+      );
+      expect(uploads[index]).toEqual(expected);
+    }
+  });
+
+  it("fails with the parse error of the malformed document, naming it and the line", async () => {
+    const error = await readAll([suite('<testcase name="ok"/>'), "<testsuite>\n<testcase name='x'>"]).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(JunitParseError);
+    expect(error).toMatchObject({ documentIndex: 1, line: 2 });
+  });
+
+  it("fails with the error of a document's stream", async () => {
+    async function* broken() {
+      yield "<testsuite>";
+      throw new Error("connection reset by the client");
+    }
+    await expect(readAll([broken()])).rejects.toThrow("connection reset by the client");
+  });
+
+  it("stops reading, and closes the document, when the upload stops early", async () => {
+    let closed = false;
+    async function* endless() {
+      try {
+        yield "<testsuite>";
+        for (;;) yield '<testcase name="again"/>';
+      } finally {
+        closed = true;
+      }
+    }
+    for await (const batch of readReports([endless()], {
+      repository,
+      variant: "",
+      repoRoot: null,
+      batchSize: 10,
+    })) {
+      expect(batch.testCases).toBe(10);
+      break;
+    }
+    await vi.waitFor(() => expect(closed).toBe(true));
+  });
+
+  it("reads a batch holding 20 MiB of failure text within its heap's cap", async () => {
+    const trace = "at Widget.spin (widget.ts:1)\n".repeat(2300);
+    const cases = Array.from(
+      { length: 300 },
+      (_, index) =>
+        `<testcase name="t${index}"><failure message="spun ${index}">${trace}</failure></testcase>`,
+    );
+    const report = suite(cases.join(""));
+    expect(report.length).toBeGreaterThan(19 * 1024 * 1024);
+    const [batch] = await readAll([report], 1000);
+    expect(batch?.testCases).toBe(300);
+    expect(new Set(failureSummaries(batch as ReadBatch))).toEqual(new Set(["spun <n>"]));
+  });
+
+  it("fails the uploads it was reading when its thread dies, and starts a new thread for the next upload", async () => {
+    async function* slow() {
+      yield "<testsuite>";
+      await new Promise(() => undefined);
+    }
+    await startReportReader();
+    const reading = readAll([slow()]);
+    await stopReportReader();
+    await expect(reading).rejects.toThrow(/report reader stopped/);
+    expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
+  });
+});
+
+describe("the reader thread between uploads", () => {
+  it("stops once no upload has used it for a while, giving its heap back, and starts again for the next", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      await readAll([suite('<testcase name="first"/>')]);
+      vi.advanceTimersByTime(READER_IDLE_MS / 2);
+      // Another upload within the idle time keeps the same thread and starts the idle time again.
+      await readAll([suite('<testcase name="second"/>')]);
+      vi.advanceTimersByTime(READER_IDLE_MS - 1);
+      expect(readerThreadRunning()).toBe(true);
+      vi.advanceTimersByTime(1);
+      for (let turn = 0; turn < 10_000 && readerThreadRunning(); turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(readerThreadRunning()).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
+  });
+});
