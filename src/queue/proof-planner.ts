@@ -16,13 +16,15 @@ import {
   queueRates,
 } from "./failure-odds.ts";
 import { mergeNext, type MergePlan } from "./merging.ts";
+import { testBudgetFreesAt } from "./restart-budget.ts";
 import { compareQueueOrder } from "./ordering.ts";
-import { isProven, isSuspect } from "./proof-verdicts.ts";
+import { isProven, isSuspect, putMembersBack } from "./proof-verdicts.ts";
 import { endRun, inProgressRuns, retireRun } from "./run-lifecycle.ts";
 import { canStartRuns, startRun } from "./runs.ts";
 import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
 import { isTerminal } from "./state.ts";
 import { targetOfRun } from "./tested-content.ts";
+import { usesProofPlanner } from "./settings.ts";
 import { transition } from "./transitions.ts";
 
 /** `auto` never tests more unproven PRs together than this. */
@@ -42,11 +44,39 @@ function sameSet(a: readonly number[], b: readonly number[]): boolean {
 }
 
 /** PRs waiting for a run of the planner: fresh ones and suspects, oldest (by priority, then submission) first. */
-function candidates(state: QueueState): PullRequestEntry[] {
+function waitingForRun(state: QueueState): PullRequestEntry[] {
   return state.line
     .map((prNumber) => entry(state, prNumber))
     .filter((pr) => pr.state === "pending" || (pr.state === "pending_failure" && pr.sidelined === true))
     .sort(compareQueueOrder);
+}
+
+/** Whether the PR spent its test starts of the hour (restart-budget.ts): it waits, in its place, meanwhile. */
+function heldBack(state: QueueState, pr: PullRequestEntry, now: number): boolean {
+  return testBudgetFreesAt(state, [pr.number]) > now;
+}
+
+/** The PRs a new run may take now: waiting ones within their test budget. */
+function candidates(state: QueueState, now: number): PullRequestEntry[] {
+  return waitingForRun(state).filter((pr) => !heldBack(state, pr, now));
+}
+
+/**
+ * When a PR held back by its test budget may start again, while nothing else would wake the planner (no run in
+ * flight whose end plans again): the earliest such time after the PR last changed state, or null.
+ */
+export function proofBudgetDeadline(state: QueueState): number | null {
+  if (!usesProofPlanner(state.settings) || !canStartRuns(state)) return null;
+  if (state.merging !== null || inProgressRuns(state).length > 0) return null;
+  const proven = state.line
+    .map((prNumber) => entry(state, prNumber))
+    .filter((pr) => pr.state === "tests_passed");
+  const waiting = [...waitingForRun(state), ...proven];
+  const frees = waiting.flatMap((pr) => {
+    const at = testBudgetFreesAt(state, [pr.number]);
+    return Number.isFinite(at) && at > (pr.history.at(-1)?.at ?? -Infinity) ? [at] : [];
+  });
+  return frees.length === 0 ? null : Math.min(...frees);
 }
 
 /**
@@ -102,8 +132,8 @@ function suspectPlan(
  * with are still to be decided; a fresh PR goes with the fresh PRs behind it up to the group size, but a risky
  * one (odds of being broken above RISKY) goes alone. Null: nothing can start.
  */
-export function nextGroup(state: QueueState, rates: QueueRates, slots: number): number[] | null {
-  const waiting = candidates(state);
+export function nextGroup(state: QueueState, rates: QueueRates, slots: number, now: number): number[] | null {
+  const waiting = candidates(state, now);
   const waitingNumbers = new Set(waiting.map((pr) => pr.number));
   const fresh = waiting.filter((pr) => !isSuspect(pr));
   let deferred: number[] | null = null;
@@ -179,7 +209,7 @@ export function startProofRuns(draft: QueueDraft): void {
   if (slots <= 0) return;
   const rates = queueRates(draft.state);
   while (slots > 0) {
-    const group = nextGroup(draft.state, rates, slots);
+    const group = nextGroup(draft.state, rates, slots, draft.now);
     if (group === null) break;
     const retested = group.some((prNumber) =>
       entry(draft.state, prNumber).history.some((step) => step.state === "testing"),
@@ -194,7 +224,10 @@ export function startProofRuns(draft: QueueDraft): void {
     slots--;
   }
   const proven = draft.state.line.filter((prNumber) => entry(draft.state, prNumber).state === "tests_passed");
-  if (slots > 0 && proven.length > 0 && !provenCovered(draft.state, provenPrs(draft.state))) {
+  const withinBudget = proven.every(
+    (prNumber) => !heldBack(draft.state, entry(draft.state, prNumber), draft.now),
+  );
+  if (slots > 0 && proven.length > 0 && withinBudget && !provenCovered(draft.state, provenPrs(draft.state))) {
     startRun(draft, proven, undefined, { dependsOn: [], freshCommits: true });
   }
 }
@@ -247,12 +280,15 @@ export function planProofLanding(draft: QueueDraft): void {
   const detail = `Run ${best.run.id}, which holds it, passed on ${state.targetBranch}; it lands with it.`;
   for (const runId of landingRuns) {
     endRun(draft, runId, "cancelled", "superseded", detail);
-    for (const tested of state.runs[runId]?.prs ?? []) {
-      const pr = entry(draft.state, tested.number);
+    for (const prNumber of best.prNumbers) {
+      const pr = entry(draft.state, prNumber);
       if (pr.state === "testing" && pr.testRunId === runId) {
-        transition(draft, tested.number, "tests_passed", "tests_passed", detail);
+        transition(draft, prNumber, "tests_passed", "tests_passed", detail);
       }
     }
+    // The others tested with them learned nothing: a suspect among them stays one.
+    const why = `Run ${runId} was cancelled: run ${best.run.id} lands PRs it held. It is tested again.`;
+    putMembersBack(draft, state.runs[runId] as TestRun, "pr_ahead_requeued", why);
   }
   mergeNext(draft, best);
 }

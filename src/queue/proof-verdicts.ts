@@ -6,7 +6,7 @@ import { removeFromQueue } from "./abandonment.ts";
 import type { QueueDraft } from "./draft.ts";
 import { evidenceOf, queueRates, shouldReject } from "./failure-odds.ts";
 import { endRun, requireRun } from "./run-lifecycle.ts";
-import type { FailureReason, PrEvidence, PullRequestEntry, TestRun } from "./state.ts";
+import type { FailureReason, PrEvidence, PullRequestEntry, StateReason, TestRun } from "./state.ts";
 
 type TestFailureReason = Extract<FailureReason, "tests_failed" | "timeout">;
 import { isTerminal } from "./state.ts";
@@ -49,14 +49,14 @@ function unprovenAhead(draft: QueueDraft, run: TestRun): number[] {
   });
 }
 
-/** A proven PR whose landing run failed: the failure is a flake (or an interaction), it stays proven. */
+/** A proven PR whose run failed or ended without a verdict: it stays proven. */
 function backToProven(draft: QueueDraft, prNumber: number, run: TestRun): void {
   transition(
     draft,
     prNumber,
     "tests_passed",
     "tests_passed",
-    `Run ${run.id}, of proven PRs only, failed; it stays proven and lands with the next run that passes.`,
+    `Run ${run.id} ended; it stays proven and lands with the next run that passes.`,
   );
 }
 
@@ -216,6 +216,24 @@ export function onProofRunFailed(
 }
 
 /**
+ * A run that ended without a verdict on its group (flaked, or cancelled for a landing) puts its members back as
+ * they were: proven PRs stay proven, suspects wait to be retested, fresh PRs wait again (`freshReason`).
+ */
+export function putMembersBack(
+  draft: QueueDraft,
+  run: TestRun,
+  freshReason: Extract<StateReason, "flaky_failure" | "pr_ahead_requeued">,
+  why: string,
+): void {
+  for (const prNumber of membersOf(draft, run)) {
+    const pr = requirePr(draft, prNumber);
+    if (isProven(pr)) backToProven(draft, prNumber, run);
+    else if (isSuspect(pr)) awaitRetest(draft, prNumber, "tests_failed", why);
+    else returnToWaiting(draft, prNumber, freshReason, why);
+  }
+}
+
+/**
  * The flake path: a run whose failure is known to be a flake (every failing test is a known-flaky one) counts
  * as flaked. Its PRs are retested as they were (on the target and the proven PRs, as the run was built), and
  * nobody is split, suspected or failed for it. A run already judged has its evidence taken back: the failure
@@ -229,14 +247,8 @@ export function treatRunAsFlaked(
   const run = draft.run(runId);
   if (run === undefined) return;
   if (run.status === "in_progress") endRun(draft, runId, "failed", "flaky_failure", why);
-  const testing = membersOf(draft, run);
-  if (testing.length > 0) {
-    for (const prNumber of testing) {
-      const pr = requirePr(draft, prNumber);
-      if (isProven(pr)) backToProven(draft, prNumber, run);
-      else if (isSuspect(pr)) awaitRetest(draft, prNumber, "tests_failed", why);
-      else returnToWaiting(draft, prNumber, "flaky_failure", why);
-    }
+  if (membersOf(draft, run).length > 0) {
+    putMembersBack(draft, run, "flaky_failure", why);
     return;
   }
   if (run.status !== "failed") return;

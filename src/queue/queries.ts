@@ -1,5 +1,6 @@
 // What the shell asks of a queue's state: what to poll and when to tick, and whether a request may proceed.
 import { evidenceDeadline } from "./flake-evidence.ts";
+import { proofBudgetDeadline } from "./proof-planner.ts";
 import { inProgressRuns } from "./run-lifecycle.ts";
 import { batchWaitDeadline, testingDeadline } from "./runs.ts";
 import type { MergeabilityRecheck, QueueState } from "./state.ts";
@@ -16,16 +17,16 @@ export function acceptsNewSubmissions(state: QueueState): boolean {
 
 /**
  * When the shell should tick next (epoch ms): the earliest testing timeout in flight, end of a failed run's wait
- * for test results, mergeability recheck or end of a batch's wait, or null.
+ * for test results, mergeability recheck, end of a batch's wait or of the proof planner's wait for a PR's test
+ * budget, or null.
  */
 export function nextDeadline(state: QueueState): number | null {
   const deadlines = [
-    ...inProgressRuns(state).flatMap((run) => [
-      testingDeadline(state, run),
-      evidenceDeadline(run) ?? Infinity,
-    ]),
+    // A run whose failure only waits for test results is past its testing timeout's reach (onTick).
+    ...inProgressRuns(state).map((run) => evidenceDeadline(run) ?? testingDeadline(state, run)),
     ...mergeabilityRechecks(state).map(({ at }) => at),
     batchWaitDeadline(state) ?? Infinity,
+    proofBudgetDeadline(state) ?? Infinity,
   ].filter(Number.isFinite);
   return deadlines.length === 0 ? null : Math.min(...deadlines);
 }

@@ -1,9 +1,10 @@
 import type { QueueDraft } from "./draft.ts";
 import { waitingPrs } from "./ordering.ts";
-import { inProgressRuns } from "./run-lifecycle.ts";
+import { inProgressRuns, retireRun } from "./run-lifecycle.ts";
 import type { QueueMode, QueueSettings } from "./settings.ts";
+import { usesProofPlanner } from "./settings.ts";
 import type { QueueStatus } from "./state.ts";
-import { refreshReadiness } from "./transitions.ts";
+import { refreshReadiness, returnToWaiting } from "./transitions.ts";
 
 function sameSetting(a: QueueSettings[keyof QueueSettings], b: QueueSettings[keyof QueueSettings]): boolean {
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -12,9 +13,39 @@ function sameSetting(a: QueueSettings[keyof QueueSettings], b: QueueSettings[key
   return a === b;
 }
 
+/**
+ * A mode switch that changes who plans the runs (the proof planner plans single mode only) hands the queue
+ * over with no run in flight, but with PRs the old planner had started: proven PRs waiting to land with a later
+ * run, suspects waiting on the side, passed runs waiting for their turn. The new planner reads none of these as
+ * the old one meant them (a FIFO chain would take a proven PR for the front of its line and land a run built
+ * on a target gone by), so they go back to waiting and their passed runs' branches go. A merge in flight
+ * finishes as planned.
+ */
+function handOverStartedPrs(draft: QueueDraft): void {
+  const merging = new Set(draft.state.merging?.prNumbers ?? []);
+  for (const prNumber of draft.state.line) {
+    const pr = draft.pr(prNumber);
+    if (pr === undefined || merging.has(prNumber)) continue;
+    if (pr.state !== "tests_passed" && pr.state !== "pending_failure") continue;
+    returnToWaiting(
+      draft,
+      prNumber,
+      "passing_run_withdrawn",
+      "The queue's mode changed, and with it how runs are planned: it is tested again.",
+      { sidelined: false },
+    );
+  }
+  const landing = draft.state.merging?.runId ?? null;
+  for (const run of Object.values(draft.state.runs)) {
+    if (run.status === "succeeded" && !run.branchDeleted && run.id !== landing) retireRun(draft, run.id);
+  }
+}
+
 /** The mode decides readiness (`requiresImpactedTargets`, docs/queue.md#impacted-targets), so waiting PRs are reconsidered. */
 function applyMode(draft: QueueDraft, mode: QueueMode): void {
+  const planned = usesProofPlanner(draft.state.settings);
   draft.update({ settings: { ...draft.state.settings, mode }, pendingMode: null });
+  if (usesProofPlanner(draft.state.settings) !== planned) handOverStartedPrs(draft);
   for (const prNumber of waitingPrs(draft.state)) refreshReadiness(draft, prNumber);
 }
 

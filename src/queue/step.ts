@@ -73,42 +73,45 @@ function apply(draft: QueueDraft, event: QueueEvent): void {
 }
 
 /**
- * Brings the queue to rest after an event: decide pending failures (front to back), merge what passed,
- * finish a mode switch, start the bisection pool's runs, check a PR for a direct merge, then start the main
- * line's runs unless that check holds them back; again until nothing changes, since each may enable another (a
- * PR that fails ends the runs behind it, which lets a mode switch end, which changes readiness…). Applied to a
- * state at rest it changes nothing, so a repeated event stays a no-op.
+ * Brings the queue to rest after an event, again until nothing changes, since each move may enable another (a
+ * PR that fails ends the runs behind it, which lets a mode switch end, which changes readiness…). Each round
+ * asks which planner is in charge: a mode switch that ends within the round hands the queue to the other.
+ * Applied to a state at rest it changes nothing, so a repeated event stays a no-op.
  */
 function settle(draft: QueueDraft): void {
-  if (usesProofPlanner(draft.state.settings)) {
-    settleProof(draft);
-    return;
-  }
   let revision: number;
   do {
     revision = draft.revision;
-    resolvePendingFailures(draft);
-    planMerge(draft);
-    applyPendingMode(draft);
-    startBisections(draft);
-    planDirectMerge(draft);
-    if (!directMergeUnderway(draft.state)) startRuns(draft);
+    if (usesProofPlanner(draft.state.settings)) settleProofRound(draft);
+    else settleChainRound(draft);
   } while (draft.revision !== revision);
 }
 
 /**
- * The proof planner's settle: it decides failures as runs end (proof-verdicts.ts), so there are only landings,
- * a mode switch, a direct merge and new runs to plan, again until nothing changes.
+ * One round of the FIFO chain: decide pending failures (front to back), merge what passed, finish a mode
+ * switch, start the bisection pool's runs, check a PR for a direct merge, then start the main line's runs
+ * unless that check holds them back.
  */
-function settleProof(draft: QueueDraft): void {
-  let revision: number;
-  do {
-    revision = draft.revision;
-    planProofLanding(draft);
-    applyPendingMode(draft);
-    planDirectMerge(draft);
-    if (!directMergeUnderway(draft.state)) startProofRuns(draft);
-  } while (draft.revision !== revision);
+function settleChainRound(draft: QueueDraft): void {
+  resolvePendingFailures(draft);
+  planMerge(draft);
+  applyPendingMode(draft);
+  if (usesProofPlanner(draft.state.settings)) return;
+  startBisections(draft);
+  planDirectMerge(draft);
+  if (!directMergeUnderway(draft.state)) startRuns(draft);
+}
+
+/**
+ * One round of the proof planner, which decides failures as runs end (proof-verdicts.ts): landings, a mode
+ * switch, a direct merge and new runs.
+ */
+function settleProofRound(draft: QueueDraft): void {
+  planProofLanding(draft);
+  applyPendingMode(draft);
+  if (!usesProofPlanner(draft.state.settings)) return;
+  planDirectMerge(draft);
+  if (!directMergeUnderway(draft.state)) startProofRuns(draft);
 }
 
 /**

@@ -168,6 +168,17 @@ describe("flake evidence: the failing status may come before the upload", () => 
     expect(queue.stateOf(3)).toBe("merged");
   });
 
+  it("waits past the run's testing timeout, and asks for a tick at the end of its wait, never before", () => {
+    const queue = queueGettingUploads({ testingTimeoutMinutes: 3 }).submit(2);
+    queue.failRun(2);
+    const waitEnds = queue.now + EVIDENCE_WAIT_MS;
+
+    expect(nextDeadline(queue.state)).toBe(waitEnds);
+    queue.tick(3);
+    expect(queue.stateOf(2)).toBe("testing");
+    expect(nextDeadline(queue.state)).toBe(waitEnds);
+  });
+
   it("fails the run at once when the upload that comes names a healthy failing test", () => {
     const queue = queueGettingUploads().submit(2);
     queue.failRun(2);

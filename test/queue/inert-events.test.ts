@@ -84,7 +84,7 @@ describe("isInert", () => {
     );
     // Not vacuous: copies and stale reports are common in a queue's life.
     expect(inert).toBeGreaterThan(probed / 20);
-  });
+  }, 120_000);
 
   it("calls a copy of a report already recorded inert, and a newer one not", () => {
     let state = aQueue({ concurrency: 1, requiredStatuses: ["ci"] });

@@ -1,9 +1,11 @@
 // The proof planner (optimizationMode separate_proof / auto) over random event sequences: the invariants of
 // every queue (invariants.ts: every PR accounted for, runs bound by `concurrency`, the target only moved to
-// tested commits), and at rest: no PR lost, no broken PR merged, nothing merged untested.
+// tested commits), and at rest: no PR lost, no broken PR merged, nothing merged untested. The actions include
+// switches to parallel mode and back, which hand the queue from the planner to the lanes' chains and back.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import type { QueueSettings } from "../../src/queue/index.ts";
+import { expectAtRest } from "../support/queue-at-rest.ts";
 import { action, initialSettings } from "./actions.ts";
 import { Simulation } from "./simulation.ts";
 
@@ -19,21 +21,9 @@ const proofSettings: fc.Arbitrary<Partial<QueueSettings>> = fc
   )
   .map(([settings, proof]) => ({ ...settings, ...proof, mode: "single" }));
 
-/** The planner plans single mode only; a switch to parallel mode hands the queue to the lanes' chains. */
-const singleModeAction = action.filter(
-  (next) => next.kind !== "update_queue" || next.settings.mode === undefined,
-);
+const scenario = fc.tuple(proofSettings, fc.array(action, { minLength: 20, maxLength: 150 }));
 
-const scenario = fc.tuple(proofSettings, fc.array(singleModeAction, { minLength: 20, maxLength: 150 }));
-
-function simulate(
-  settings: Partial<QueueSettings>,
-  actions: Parameters<Simulation["apply"]>[0][],
-): Simulation {
-  const simulation = new Simulation(settings);
-  for (const next of actions) simulation.apply(next);
-  return simulation;
-}
+const simulate = Simulation.played;
 
 describe("the proof planner over random event sequences", () => {
   it("holds every invariant after every step: runs within `concurrency`, the target only on tested commits", () => {
@@ -43,7 +33,7 @@ describe("the proof planner over random event sequences", () => {
       }),
       { numRuns: 100 },
     );
-  });
+  }, 120_000);
 
   it("comes to rest with every PR merged, failed or cancelled, no broken PR merged and no branch left", () => {
     fc.assert(
@@ -51,14 +41,9 @@ describe("the proof planner over random event sequences", () => {
         const simulation = simulate(settings, actions);
         simulation.drain();
 
-        expect(simulation.state.line).toEqual([]);
-        expect([...simulation.github.branches.keys()]).toEqual([]);
-        for (const pr of Object.values(simulation.state.prs)) {
-          expect(["merged", "failed", "cancelled"]).toContain(pr.state);
-          if (pr.state === "merged") expect(simulation.github.pullRequest(pr.number).bad).toBe(false);
-        }
+        expectAtRest(simulation);
       }),
       { numRuns: 100 },
     );
-  });
+  }, 120_000);
 });

@@ -2,15 +2,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { OptimizationMode, QueueEvent, QueueSettings } from "../../src/queue/index.ts";
 import { aCheckRun, aScenario, branchShaOf } from "../support/queue-factories.ts";
+import { expectAtRest } from "../support/queue-at-rest.ts";
 import { action, initialSettings } from "./actions.ts";
 import type { Action } from "./simulation.ts";
 import { Simulation } from "./simulation.ts";
 
-function simulate(settings: Partial<QueueSettings>, actions: readonly Action[]): Simulation {
-  const simulation = new Simulation(settings);
-  for (const next of actions) simulation.apply(next);
-  return simulation;
-}
+const simulate = Simulation.played;
 
 const scenario = fc.tuple(initialSettings, fc.array(action, { minLength: 20, maxLength: 150 }));
 
@@ -141,12 +138,7 @@ describe("queue invariants over random event sequences", () => {
         const simulation = simulate(settings, actions);
         simulation.drain();
 
-        expect(simulation.state.line).toEqual([]);
-        expect([...simulation.github.branches.keys()]).toEqual([]);
-        for (const pr of Object.values(simulation.state.prs)) {
-          expect(["merged", "failed", "cancelled"]).toContain(pr.state);
-          if (pr.state === "merged") expect(simulation.github.pullRequest(pr.number).bad).toBe(false);
-        }
+        expectAtRest(simulation);
       }),
       { numRuns: 100 },
     );

@@ -96,6 +96,13 @@ export class Simulation {
   private maxBisectionConcurrency: number;
   private submissions = 0;
 
+  /** A queue with these settings after every action, in order. */
+  static played(settings: Partial<QueueSettings>, actions: readonly Action[]): Simulation {
+    const simulation = new Simulation(settings);
+    for (const next of actions) simulation.apply(next);
+    return simulation;
+  }
+
   constructor(settings: Partial<QueueSettings>) {
     const initial = {
       ...DEFAULT_QUEUE_SETTINGS,
