@@ -12184,6 +12184,14 @@ function chunked(bytes, onBytesSent) {
   });
 }
 
+// src/cli/service-options.ts
+function addServiceOptions(command) {
+  return command.option("--url <url>", "the Switchyard service (env SWITCHYARD_URL)").option("--token <token>", "an API token (env SWITCHYARD_TOKEN)").option("--repo <owner/name>", "the repository (env GITHUB_REPOSITORY)").option(
+    "--repo-host <host>",
+    "the repository's GitHub host (default: that of GITHUB_SERVER_URL, or github.com)"
+  );
+}
+
 // src/cli/upload-metadata.ts
 import { resolve } from "node:path";
 
@@ -12193,10 +12201,29 @@ import { existsSync } from "node:fs";
 import { readFile as readFile2 } from "node:fs/promises";
 import { join } from "node:path";
 
-// src/health/codeowners.ts
+// src/test-health/classification.ts
+var HOUR_MS = 3600 * 1e3;
+var CLASSIFICATION_WINDOW_MS = 7 * 24 * HOUR_MS;
+var RECENT_WINDOW_MS = 24 * HOUR_MS;
+var healthyWithoutFailures = Object.freeze({
+  value: "healthy",
+  reason: "no failures in the last 7 days"
+});
+
+// src/test-health/codeowners.ts
 var import_ignore = __toESM(require_ignore(), 1);
 var CODEOWNERS_PATHS = [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"];
 var MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024;
+
+// src/test-health/listings.ts
+var LISTING_SNAPSHOT_LIFETIME_MS = 24 * 3600 * 1e3;
+
+// src/test-health/test-identity.ts
+import { Buffer as Buffer2 } from "node:buffer";
+var TEST_ID_NAMESPACE = "6ba7b811-9dad-11d1-80b4-00c04fd430c8";
+var NAMESPACE_BYTES = Buffer2.from(TEST_ID_NAMESPACE.replaceAll("-", ""), "hex");
+var scratch = Buffer2.alloc(16 * 1024);
+NAMESPACE_BYTES.copy(scratch);
 
 // src/cli/checkout.ts
 function checkoutRoot(cwd) {
@@ -12340,13 +12367,11 @@ function githubRunUrl(env) {
 // src/cli/impacted-targets-command.ts
 var collect2 = (value, previous = []) => [...previous, value];
 function registerImpactedTargetsCommand(program2, context2) {
-  program2.command("set-impacted-targets").description("set the build/test targets a pull request impacts, for parallel queues").option("--target <name...>", "an impacted target (repeatable)", collect2).option(
+  const command = program2.command("set-impacted-targets").description("set the build/test targets a pull request impacts, for parallel queues").option("--target <name...>", "an impacted target (repeatable)", collect2).option(
     "--targets-file <path>",
     "a file of impacted targets, one a line (blank lines and # comments ignored)"
-  ).option("--all", "the pull request impacts every target").option("--url <url>", "the Switchyard service (env SWITCHYARD_URL)").option("--token <token>", "an API token (env SWITCHYARD_TOKEN)").option("--repo <owner/name>", "the repository (env GITHUB_REPOSITORY)").option(
-    "--repo-host <host>",
-    "the repository's GitHub host (default: that of GITHUB_SERVER_URL, or github.com)"
-  ).option(
+  ).option("--all", "the pull request impacts every target");
+  addServiceOptions(command).option(
     "--target-branch <name>",
     "the queue's branch (default: the PR's base from the event, or GITHUB_BASE_REF)"
   ).option(
@@ -12415,12 +12440,17 @@ async function impactedTargets(options) {
   return text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
 }
 
+// src/cli/text-table.ts
+function textTableLines(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map(
+    (row) => row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()
+  );
+}
+
 // src/cli/queues-command.ts
 function registerQueuesCommand(program2, context2) {
-  program2.command("queues").description("list a repository's merge queues").option("--url <url>", "the Switchyard service (env SWITCHYARD_URL)").option("--token <token>", "an API token (env SWITCHYARD_TOKEN)").option("--repo <owner/name>", "the repository (env GITHUB_REPOSITORY)").option(
-    "--repo-host <host>",
-    "the repository's GitHub host (default: that of GITHUB_SERVER_URL, or github.com)"
-  ).option("--json", "print the service's answer as JSON").action(async (options) => {
+  addServiceOptions(program2.command("queues").description("list a repository's merge queues")).option("--json", "print the service's answer as JSON").action(async (options) => {
     const env = readCiEnvironment();
     const required = new RequiredValues();
     const { serviceUrl, token, repository } = required.serviceAndRepository(options, env);
@@ -12457,10 +12487,7 @@ function queuesTable(repository, queues) {
       queue.batch ? "on" : "off"
     ])
   ];
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map(
-    (row) => row.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()
-  ).map((line) => `${line}
+  return textTableLines(rows).map((line) => `${line}
 `).join("");
 }
 
@@ -12777,10 +12804,10 @@ function runCommand([program2 = "", ...args], context2) {
   return new Promise((resolve2) => {
     const child = spawn(program2, args, { stdio: "inherit" });
     const signals = ["SIGINT", "SIGTERM", "SIGHUP"];
-    const forward = (signal) => child.kill(signal);
-    for (const signal of signals) process.on(signal, forward);
+    const forward2 = (signal) => child.kill(signal);
+    for (const signal of signals) process.on(signal, forward2);
     const done = (result) => {
-      for (const signal of signals) process.off(signal, forward);
+      for (const signal of signals) process.off(signal, forward2);
       resolve2(result);
     };
     child.once("error", (error) => {
