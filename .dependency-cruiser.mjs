@@ -97,12 +97,12 @@ export default {
       to: { dependencyTypes: ["core"], pathNot: "^(crypto|buffer)$" },
     },
     {
-      name: "test-health-core-through-its-index",
+      name: "cores-through-their-index",
       comment:
-        "Other folders use the test-health core through its index.ts, so that its files can change without them. (The queue's core is still entered file by file.)",
+        "Other folders use the queue and test-health cores through their index.ts, so that a core's files can change without them.",
       severity: "error",
-      from: { path: "^src/", pathNot: "^src/test-health/" },
-      to: { path: "^src/test-health/", pathNot: "^src/test-health/index[.]ts$" },
+      from: { path: "^src/", pathNot: "^src/(queue|test-health)/" },
+      to: { path: "^src/(queue|test-health)/", pathNot: "^src/(queue|test-health)/index[.]ts$" },
     },
     {
       name: "presentation-knows-only-the-core",

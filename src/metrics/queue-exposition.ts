@@ -1,7 +1,7 @@
 // The merge queue metrics (docs/monitoring.md#merge-queue-metrics), computed from the database at each scrape, so every replica answers
 // the same. Names and labels are those of the hosted merge-queue service whose API Switchyard keeps.
 import type { Kysely } from "kysely";
-import type { RequeueReason } from "../queue/state.ts";
+import type { RequeueReason } from "../queue/index.ts";
 import type { Database } from "../store/schema.ts";
 import {
   type CounterMetric,

@@ -1,24 +1,29 @@
 // The queue's records as the API and the pages show them (docs/api.md#records), read from the core's state.
-import { queuePosition } from "../queue/ordering.ts";
-import { DEFAULT_PRIORITY_NAME, priorityNameOf, skipsTheLine } from "../queue/priority.ts";
-import type { Readiness } from "../queue/readiness.ts";
-import { readinessOf } from "../queue/readiness.ts";
-import type { QueueSettings } from "../queue/settings.ts";
+import {
+  DEFAULT_PRIORITY_NAME,
+  isTerminal,
+  knownFlakyFailures,
+  priorityNameOf,
+  queuePosition,
+  readinessOf,
+  skipsTheLine,
+} from "../queue/index.ts";
 import type {
+  CheckRunReport,
+  CommitStatusReport,
   ImpactedTargets,
   PullRequestEntry,
   PullRequestState,
+  QueueSettings,
   QueueState,
+  Readiness,
   RequiredStatusesSource,
   RunPurpose,
   StateReason,
   TestRun,
   TestRunStatus,
-} from "../queue/state.ts";
-import { isTerminal } from "../queue/state.ts";
+} from "../queue/index.ts";
 import { type BranchRulesView, branchRulesView } from "./branch-rules-view.ts";
-import { knownFlakyFailures } from "../queue/flake-evidence.ts";
-import type { CheckRunReport, CommitStatusReport } from "../queue/status-reports.ts";
 
 function iso(epochMs: number): string {
   return new Date(epochMs).toISOString();

@@ -5,16 +5,27 @@ export { compact } from "./compaction.ts";
 export type { QueueCommand, TestBranchMerge } from "./commands.ts";
 export type { MergeFailure, PullRequestFacts, QueueEvent } from "./events.ts";
 export { isInert } from "./inert-events.ts";
+export { lanesInFlight, targetsIntersect } from "./lanes.ts";
 export { knownFlakyFailures } from "./flake-evidence.ts";
+export { queuePosition } from "./ordering.ts";
 export { commentMarker } from "./pr-comment.ts";
-export { parsePriority } from "./priority.ts";
+export {
+  DEFAULT_PRIORITY_NAME,
+  parsePriority,
+  priorityNameOf,
+  PRIORITY_VALUES,
+  skipsTheLine,
+} from "./priority.ts";
 export type { Readiness } from "./readiness.ts";
+export { readinessOf } from "./readiness.ts";
+export { inProgressRuns } from "./run-lifecycle.ts";
 export type { DirectMergeMode, MergeMethod, OptimizationMode, QueueMode, QueueSettings } from "./settings.ts";
 export { DEFAULT_QUEUE_SETTINGS } from "./settings.ts";
 export type {
   CancelReason,
   FailingTest,
   FailureReason,
+  ImpactedTargets,
   NewQueue,
   ProviderMergeability,
   MergeabilityRecheck,
@@ -22,7 +33,9 @@ export type {
   PullRequestState,
   QueueState,
   QueueStatus,
+  RequeueReason,
   RequiredStatusesSource,
+  RunPurpose,
   StateReason,
   TestHealth,
   TestRun,

@@ -1,7 +1,7 @@
 // The simulated repository: commits that know which PRs they hold, branches, the target branch, and the
 // merge check. Every move of the target is checked the way production must behave: it only ever moves to
 // exactly what a passed run tested, or, with lanes, to that plus PRs of other lanes.
-import { targetsIntersect } from "../queue/lanes.ts";
+import { targetsIntersect } from "../queue/index.ts";
 import type { ContentKey } from "./content.ts";
 import { EMPTY_CONTENT, withPr, withPrInOrder } from "./content.ts";
 import type { Day, SimulatedPr } from "./model.ts";

@@ -1,7 +1,7 @@
 // The queue core's state per queue, saved together with the commands it produced (the transactional
 // outbox) and the projections that the API and metrics read.
 import { type Kysely, sql, type Transaction } from "kysely";
-import { nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
+import { lanesInFlight, nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
 import type {
   LocatedQueueState,
   QueueNeedingAttention,
@@ -13,7 +13,6 @@ import { locationColumns } from "./queue-locations.ts";
 import type { Connection, Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { Projections } from "./queue-projections.ts";
-import { lanesInFlight } from "../queue/lanes.ts";
 import type { QueueStateCache } from "./state-cache.ts";
 import type { Database } from "./schema.ts";
 

@@ -4,8 +4,7 @@
 // same name (src/queue-commands/), as the /v1 endpoints and the `/merge` comments do; a success answers 303 back
 // to the page (Post/Redirect/Get), a refusal a page that says why nothing was changed.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { QueueState } from "../../queue/index.ts";
-import { PRIORITY_VALUES } from "../../queue/priority.ts";
+import { PRIORITY_VALUES, type QueueState } from "../../queue/index.ts";
 import type { Principal } from "../../ports/api-tokens.ts";
 import type { Repository } from "../../ports/test-case-storage.ts";
 import {

@@ -3,9 +3,8 @@
 // last day and why, and the queue's settings. Read from the queue core's state and the history projections.
 import { branchRulesView } from "../../presentation/branch-rules-view.ts";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { PullRequestEntry, QueueState, TestRun } from "../../queue/index.ts";
+import { priorityNameOf, type PullRequestEntry, type QueueState, type TestRun } from "../../queue/index.ts";
 import { queueView } from "../../presentation/queue-views.ts";
-import { priorityNameOf } from "../../queue/priority.ts";
 import type { DepartedPullRequest, QueueActivity } from "../../ports/queue-records.ts";
 import { pullRequestUrl } from "../../urls.ts";
 import { notFoundPage, sendPage, sendUnchanged } from "../page-replies.ts";

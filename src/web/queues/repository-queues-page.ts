@@ -1,7 +1,7 @@
 // A repository's merge queues at /queues/<host>/<owner>/<name>: per branch its state, mode, depth, runs in flight,
 // what merged and failed in the last hour and how long merges took today.
 import type { FastifyReply } from "fastify";
-import { inProgressRuns } from "../../queue/run-lifecycle.ts";
+import { inProgressRuns } from "../../queue/index.ts";
 import { sendPage } from "../page-replies.ts";
 import type { PageContext } from "../page-context.ts";
 import { queuePath } from "./queue-addresses.ts";
