@@ -105,6 +105,10 @@ export const QuarantinedTestRecord = Type.Object(
   { $id: "QuarantinedTestRecord" },
 );
 
+/** One page of a listing: its records under `field`, and where the next page starts. */
+const listingPage = (field: string, record: string) =>
+  Type.Object({ [field]: Type.Array(Type.Ref(record)), page: Type.Ref("PageObject") });
+
 export const ListFailingTestsRequest = Type.Object({
   ...TestHealthTarget,
   start_time: { ...Timestamp, description: "inclusive" },
@@ -113,10 +117,7 @@ export const ListFailingTestsRequest = Type.Object({
 });
 export type ListFailingTestsRequest = Static<typeof ListFailingTestsRequest>;
 
-export const ListFailingTestsResponse = Type.Object({
-  tests: Type.Array(Type.Ref("TestRecord")),
-  page: Type.Ref("PageObject"),
-});
+export const ListFailingTestsResponse = listingPage("tests", "TestRecord");
 
 export const ListUnhealthyTestsRequest = Type.Object({
   ...TestHealthTarget,
@@ -125,10 +126,7 @@ export const ListUnhealthyTestsRequest = Type.Object({
 });
 export type ListUnhealthyTestsRequest = Static<typeof ListUnhealthyTestsRequest>;
 
-export const ListUnhealthyTestsResponse = Type.Object({
-  tests: Type.Array(Type.Ref("UnhealthyTestRecord")),
-  page: Type.Ref("PageObject"),
-});
+export const ListUnhealthyTestsResponse = listingPage("tests", "UnhealthyTestRecord");
 
 export const ListQuarantinedTestsRequest = Type.Object({
   ...TestHealthTarget,
@@ -136,10 +134,7 @@ export const ListQuarantinedTestsRequest = Type.Object({
 });
 export type ListQuarantinedTestsRequest = Static<typeof ListQuarantinedTestsRequest>;
 
-export const ListQuarantinedTestsResponse = Type.Object({
-  quarantined_tests: Type.Array(Type.Ref("QuarantinedTestRecord")),
-  page: Type.Ref("PageObject"),
-});
+export const ListQuarantinedTestsResponse = listingPage("quarantined_tests", "QuarantinedTestRecord");
 
 export const GetTestDetailsRequest = Type.Object({ ...TestHealthTarget, test_id: TestId });
 export type GetTestDetailsRequest = Static<typeof GetTestDetailsRequest>;

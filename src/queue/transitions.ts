@@ -62,27 +62,24 @@ export function transition(
     history: [...before.history, { state: to, at: draft.now, reason, detail }],
   };
   draft.transitioned.add(prNumber);
-  if (placeClass(before) === placeClass(after)) {
-    draft.putPr(after);
-    return;
-  }
-  const line = draft.mutableLine();
-  removeFromLine(line, prNumber);
-  draft.putPr(after);
-  placeInLine(line, draft.state.prs, after);
+  replacePr(draft, after, placeClass(before) !== placeClass(after));
 }
 
 /** Changes facts of a PR without a transition; a waiting PR whose priority changed moves to its new place. */
 export function patchPr(draft: QueueDraft, prNumber: number, patch: EntryPatch): void {
   const before = requirePr(draft, prNumber);
   const after: PullRequestEntry = { ...before, ...patch };
-  const reorder = isWaiting(before.state) && before.priorityValue !== after.priorityValue;
-  if (!reorder) {
+  replacePr(draft, after, isWaiting(before.state) && before.priorityValue !== after.priorityValue);
+}
+
+/** Stores a PR's new entry, moving it to the place it now has in the line when its place may have changed. */
+function replacePr(draft: QueueDraft, after: PullRequestEntry, moves: boolean): void {
+  if (!moves) {
     draft.putPr(after);
     return;
   }
   const line = draft.mutableLine();
-  removeFromLine(line, prNumber);
+  removeFromLine(line, after.number);
   draft.putPr(after);
   placeInLine(line, draft.state.prs, after);
 }

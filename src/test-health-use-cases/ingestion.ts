@@ -37,15 +37,11 @@ const BATCH_SIZE = 2000;
 /** Only uploads dated within this of their receipt feed the key cache (see TestCaseKeyCache). */
 const KEY_CACHE_HORIZON_MS = 24 * 3600 * 1000;
 
-export interface UploadInput {
+/** What the client says of its run, as the upload is kept (the store adds the repository and the times). */
+type RunFacts = Pick<Upload, "id" | "commitSha" | "branch" | "prNumber" | "jobName" | "variant" | "runUrl">;
+
+export interface UploadInput extends RunFacts {
   repository: Repository;
-  id: string;
-  commitSha: string;
-  branch: string;
-  prNumber: number | null;
-  jobName: string | null;
-  variant: string;
-  runUrl: string | null;
   /** Where CI checked the repository out: absolute file paths below it are stored relative to it. */
   repoRoot: string | null;
   /** The time of every result (docs/test-health.md#classification); when the upload was received if the client did not say. */
