@@ -111,7 +111,8 @@ describe("switchyard token", () => {
     expect((await cli("migrate")).out).toBe("database is up to date\n");
   });
 
-  it("the installed executable answers --help on every command", async () => {
+  // Each call starts a process that compiles the tool with tsx (1.5 s alone, far more on a busy CI machine).
+  it("the installed executable answers --help on every command", { timeout: 90_000 }, async () => {
     const bin = join(import.meta.dirname, "../../src/cli/switchyard.js");
     for (const args of [
       ["--help"],
