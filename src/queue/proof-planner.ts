@@ -160,67 +160,123 @@ function builtOnTarget(state: QueueState, run: TestRun): boolean {
   return run.basisSha === state.target.basisSha && run.mergeCountAtStart === state.target.mergeCount;
 }
 
+/**
+ * Whether a run can still land as it was built: a root on the target as it is, itself built on proven PRs only,
+ * or a run built on one that can (it lands right after it), or on one that landed.
+ */
+function onLandingLine(state: QueueState, run: TestRun): boolean {
+  if (run.baseRunId === null) {
+    return builtOnTarget(state, run) && run.dependsOn.every((prNumber) => isProven(entry(state, prNumber)));
+  }
+  const base = state.runs[run.baseRunId];
+  if (base === undefined || run.basisSha !== state.target.basisSha) return false;
+  if (base.testBranchSha !== null && base.testBranchSha === state.target.headSha) return true;
+  const standing = base.status === "in_progress" || (base.status === "succeeded" && !base.branchDeleted);
+  return standing && onLandingLine(state, base);
+}
+
 /** Whether a run in flight, or passed and not merged yet, would land every proven PR on the target as it is. */
 function provenCovered(state: QueueState, proven: readonly number[]): boolean {
   return Object.values(state.runs).some((run) => {
     if (run.status !== "in_progress" && (run.status !== "succeeded" || run.branchDeleted)) return false;
     const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
-    return proven.every((prNumber) => content.includes(prNumber)) && builtOnTarget(state, run);
+    return proven.every((prNumber) => content.includes(prNumber)) && onLandingLine(state, run);
   });
 }
 
-/** How likely a run on the target must be to pass for a new group to be tested on top of it (speculation). */
-export const SPECULATE_AT = 0.8;
+/**
+ * How likely the landing line must be to land up to a run for new PRs to be tested on top of it (speculation):
+ * below it, a group is tested on the target and the proven PRs, where its run proves it whatever happens ahead.
+ */
+export const SPECULATE_AT = 0.7;
 
 /**
- * Whether the planner speculates: `separate_proof` with `pendingFailureDepth` ≥ 1 only. `auto` never does: on
- * the simulator's days it cost throughput and failed good PRs (docs/queue-policy.md).
+ * Whether the planner speculates: `separate_proof` with `pendingFailureDepth` ≥ 1, and `auto`.
  */
 function speculates(state: QueueState): boolean {
-  return state.settings.optimizationMode === "separate_proof" && state.settings.pendingFailureDepth > 0;
+  const { optimizationMode, pendingFailureDepth } = state.settings;
+  return optimizationMode === "auto" || (optimizationMode === "separate_proof" && pendingFailureDepth > 0);
+}
+
+/** The probability that a run on the landing line passes and lands: its unproven PRs and every run ahead pass. */
+function landingOdds(state: QueueState, run: TestRun, rates: QueueRates): number {
+  const unproven = run.prs.map((pr) => entry(state, pr.number)).filter((pr) => !isProven(pr));
+  const own =
+    run.status === "succeeded"
+      ? 1
+      : groupPassProbability(
+          unproven.map((pr) => probabilityBroken(pr, rates)),
+          rates,
+        );
+  const base = run.baseRunId === null ? undefined : state.runs[run.baseRunId];
+  const landed = base === undefined || base.testBranchSha === state.target.headSha;
+  return own * (landed ? 1 : landingOdds(state, base, rates));
+}
+
+/** The first run of the chain a run is built on: it lands first. */
+function rootOf(state: QueueState, run: TestRun): TestRun {
+  const base = run.baseRunId === null ? undefined : state.runs[run.baseRunId];
+  return base === undefined || base.testBranchSha === state.target.headSha ? run : rootOf(state, base);
 }
 
 /**
- * The probable future to build a fresh group on: the run in flight on the target as it is, itself built on
- * proven PRs only, that started first (it lands first if it passes) among those likely to pass (their unproven
- * PRs' odds) at least SPECULATE_AT. If it lands, the group's run lands right after it, without a run of its own
- * on the new target.
+ * The probable future to test new PRs on: the end of the one chain on the landing line, the chain whose first
+ * run started first (it lands first), when it is likely enough to land (SPECULATE_AT). Every new group goes at
+ * that chain's end, so that each lands right after the one before it, without a run of its own on a target that
+ * moved. Other runs on the target only prove their groups: chains side by side would race, and all but one would
+ * be built on a target gone by.
  */
 function speculationBase(state: QueueState, rates: QueueRates): TestRun | undefined {
-  let best: TestRun | undefined;
-  for (const run of inProgressRuns(state)) {
-    if (run.testBranchSha === null || run.baseRunId !== null || !builtOnTarget(state, run)) continue;
-    if (!run.dependsOn.every((prNumber) => isProven(entry(state, prNumber)))) continue;
-    const unproven = run.prs.map((pr) => entry(state, pr.number)).filter((pr) => !isProven(pr));
-    const pass = groupPassProbability(
-      unproven.map((pr) => probabilityBroken(pr, rates)),
-      rates,
-    );
-    // The earliest started lands first when it passes: the others are then built on a target gone by.
-    if (pass >= SPECULATE_AT && (best === undefined || run.startedAt < best.startedAt)) best = run;
+  const line = inProgressRuns(state).filter((run) => onLandingLine(state, run));
+  const tails = line.filter((run) => !line.some((other) => other.baseRunId === run.id));
+  const first = (a: TestRun, b: TestRun) => rootOf(state, a).startedAt - rootOf(state, b).startedAt;
+  const tail = tails.sort(first)[0];
+  if (tail === undefined || tail.testBranchSha === null) return undefined;
+  return landingOdds(state, tail, rates) >= SPECULATE_AT ? tail : undefined;
+}
+
+/** What a run built on `base` stands on above the target: its content, less what has landed since it started. */
+function contentAbove(state: QueueState, base: TestRun): number[] {
+  return [...base.dependsOn, ...base.prs.map((pr) => pr.number)].filter(
+    (prNumber) => entry(state, prNumber).state !== "merged",
+  );
+}
+
+/** The PRs proven and waiting that a run on `base` does not hold: they ride along, to land with it. */
+function provenLeftOut(state: QueueState, base: readonly number[]): number[] {
+  return state.line.filter((prNumber) => entry(state, prNumber).state === "tests_passed" && !base.includes(prNumber));
+}
+
+/**
+ * Runs built on a run that failed or was cancelled can never land, and a failure there most likely repeats in
+ * them: they are cancelled, and their PRs go back to be tested on what can still land.
+ */
+function dropStrandedRuns(draft: QueueDraft): void {
+  for (const run of inProgressRuns(draft.state)) {
+    const base = run.baseRunId === null ? undefined : draft.state.runs[run.baseRunId];
+    if (base === undefined || (base.status !== "failed" && base.status !== "cancelled")) continue;
+    const why = `Run ${run.id} was built on run ${base.id}, which ${base.status}; its PRs are tested again.`;
+    endRun(draft, run.id, "cancelled", "pr_ahead_failed", why);
+    putMembersBack(draft, run, "pr_ahead_failed", why);
   }
-  return best;
 }
 
 /** Starts groups while slots are free, then, with a slot left, a landing run of the proven PRs alone. */
 export function startProofRuns(draft: QueueDraft): void {
   if (!canStartRuns(draft) || draft.state.merging !== null) return;
+  if (speculates(draft.state)) dropStrandedRuns(draft);
   let slots = draft.state.settings.concurrency - inProgressRuns(draft.state).length;
   if (slots <= 0) return;
   const rates = queueRates(draft.state);
   while (slots > 0) {
     const group = nextGroup(draft.state, rates, slots, draft.now);
     if (group === null) break;
-    const retested = group.some((prNumber) =>
-      entry(draft.state, prNumber).history.some((step) => step.state === "testing"),
-    );
     const fresh = !group.some((prNumber) => isSuspect(entry(draft.state, prNumber)));
     const onRun = fresh && speculates(draft.state) ? speculationBase(draft.state, rates) : undefined;
     const dependsOn =
-      onRun === undefined
-        ? provenPrs(draft.state)
-        : [...onRun.dependsOn, ...onRun.prs.map((pr) => pr.number)];
-    startRun(draft, group, undefined, { dependsOn, freshCommits: retested, ...(onRun ? { onRun } : {}) });
+      onRun === undefined ? provenPrs(draft.state) : contentAbove(draft.state, onRun);
+    const members = onRun === undefined ? group : [...provenLeftOut(draft.state, dependsOn), ...group];
+    startPlannedRun(draft, members, dependsOn, onRun);
     slots--;
   }
   const proven = draft.state.line.filter((prNumber) => entry(draft.state, prNumber).state === "tests_passed");
@@ -228,8 +284,24 @@ export function startProofRuns(draft: QueueDraft): void {
     (prNumber) => !heldBack(draft.state, entry(draft.state, prNumber), draft.now),
   );
   if (slots > 0 && proven.length > 0 && withinBudget && !provenCovered(draft.state, provenPrs(draft.state))) {
-    startRun(draft, proven, undefined, { dependsOn: [], freshCommits: true });
+    const onRun = speculates(draft.state) ? speculationBase(draft.state, rates) : undefined;
+    const dependsOn = onRun === undefined ? [] : contentAbove(draft.state, onRun);
+    startPlannedRun(draft, onRun === undefined ? proven : provenLeftOut(draft.state, dependsOn), dependsOn, onRun);
   }
+}
+
+/** Starts a run of the planner; PRs tested before are merged as new commits, so that CI runs them again. */
+function startPlannedRun(
+  draft: QueueDraft,
+  members: readonly number[],
+  dependsOn: readonly number[],
+  onRun: TestRun | undefined,
+): void {
+  if (members.length === 0) return;
+  const retested = members.some((prNumber) =>
+    entry(draft.state, prNumber).history.some((step) => step.state === "testing"),
+  );
+  startRun(draft, members, undefined, { dependsOn, freshCommits: retested, ...(onRun ? { onRun } : {}) });
 }
 
 /**
@@ -244,7 +316,8 @@ function landingOf(state: QueueState, run: TestRun): MergePlan | null | undefine
     run.basisSha === state.target.basisSha &&
     state.runs[run.baseRunId]?.testBranchSha === state.target.headSha;
   const target = builtOnTarget(state, run) || onBase ? targetOfRun(state, run) : null;
-  if (target === null) return null;
+  // Built on a run that is still to land: it waits for it.
+  if (target === null) return onLandingLine(state, run) ? undefined : null;
   if (target.unmerged.length === 0) return undefined;
   // One of it left the queue: it never lands.
   if (target.unmerged.some((prNumber) => isTerminal(entry(state, prNumber).state))) return null;

@@ -222,7 +222,7 @@ export function onProofRunFailed(
 export function putMembersBack(
   draft: QueueDraft,
   run: TestRun,
-  freshReason: Extract<StateReason, "flaky_failure" | "pr_ahead_requeued">,
+  freshReason: Extract<StateReason, "flaky_failure" | "pr_ahead_requeued" | "pr_ahead_failed">,
   why: string,
 ): void {
   for (const prNumber of membersOf(draft, run)) {

@@ -86,7 +86,8 @@ function simulate(initial: Partial<QueueSettings>, actions: readonly EvidenceAct
   return simulation;
 }
 
-describe("flake evidence over random event sequences", () => {
+// Hundreds of random sequences each: a busy CI machine needs more than the default 20 s; no test here is timed.
+describe("flake evidence over random event sequences", { timeout: 90_000 }, () => {
   // The simulation checks after every step that the target only ever moves to a tested commit.
   it("never merges untested code nor a broken PR, and never fails a PR on known-flaky tests alone", () => {
     fc.assert(

@@ -31,7 +31,9 @@ function prOf(token: string): number {
 
 /**
  * The proof planner builds every run on the proven PRs and one group: either unproven PRs (a group) on every
- * proven PR, or proven PRs alone (a landing run), or a group on the content of a run in flight (speculation). Its merges follow proofs, not the line (see proof-planner.ts).
+ * proven PR, or proven PRs alone (a landing run), or, on the one chain of runs that can land, on the content of
+ * the chain's last run in flight (speculation), with the proven PRs it does not hold riding along ahead of the
+ * group. Its merges follow proofs, not the line (see proof-planner.ts).
  */
 function checkProofRun(state: QueueState, runId: string): void {
   const run = state.runs[runId] as TestRun;
@@ -41,13 +43,18 @@ function checkProofRun(state: QueueState, runId: string): void {
   };
   const own = run.prs.map((pr) => pr.number);
   if (run.baseRunId !== null) {
-    // A speculative run: a fresh group on top of a run in flight, holding exactly that run's content.
+    // A speculative run: on top of a run in flight, holding exactly what of that run's content has not landed.
     const base = state.runs[run.baseRunId] as TestRun;
-    expect(run.dependsOn, `speculative run ${runId} holds its base run`).toEqual([
-      ...base.dependsOn,
-      ...base.prs.map((pr) => pr.number),
-    ]);
-    for (const prNumber of own) expect(proven(prNumber), `#${prNumber} in group run ${runId}`).toBe(false);
+    expect(base.status, `run ${runId} is built on a run in flight`).toBe("in_progress");
+    expect(run.dependsOn, `speculative run ${runId} holds its base run`).toEqual(
+      [...base.dependsOn, ...base.prs.map((pr) => pr.number)].filter(
+        (prNumber) => state.prs[prNumber]?.state !== "merged",
+      ),
+    );
+    const riders = own.filter(proven);
+    expect(own.slice(0, riders.length), `proven PRs ride ahead of run ${runId}'s group`).toEqual(riders);
+    const waiting = state.line.filter((prNumber) => state.prs[prNumber]?.state === "tests_passed");
+    expect(waiting, `every proven PR waiting rides on run ${runId}`).toEqual([]);
     return;
   }
   for (const prNumber of run.dependsOn)

@@ -25,7 +25,8 @@ const scenario = fc.tuple(proofSettings, fc.array(action, { minLength: 20, maxLe
 
 const simulate = Simulation.played;
 
-describe("the proof planner over random event sequences", () => {
+// Hundreds of random sequences each: a busy CI machine needs more than the default 20 s; no test here is timed.
+describe("the proof planner over random event sequences", { timeout: 90_000 }, () => {
   it("holds every invariant after every step: runs within `concurrency`, the target only on tested commits", () => {
     fc.assert(
       fc.property(scenario, ([settings, actions]) => {

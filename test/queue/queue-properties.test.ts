@@ -70,7 +70,8 @@ function withoutFlakes(actions: readonly Action[], broken: readonly number[]): A
   });
 }
 
-describe("queue invariants over random event sequences", () => {
+// Hundreds of random sequences each: a busy CI machine needs more than the default 20 s; no test here is timed.
+describe("queue invariants over random event sequences", { timeout: 90_000 }, () => {
   // Checked after every step (see invariants.ts and simulation.ts): every PR queued or terminal with its
   // reason; queue order; one test branch per run; runs built on their predicted base; the target only
   // moved to tested commits, or in parallel mode to tested content plus merges of disjoint lanes
