@@ -244,7 +244,9 @@ function contentAbove(state: QueueState, base: TestRun): number[] {
 
 /** The PRs proven and waiting that a run on `base` does not hold: they ride along, to land with it. */
 function provenLeftOut(state: QueueState, base: readonly number[]): number[] {
-  return state.line.filter((prNumber) => entry(state, prNumber).state === "tests_passed" && !base.includes(prNumber));
+  return state.line.filter(
+    (prNumber) => entry(state, prNumber).state === "tests_passed" && !base.includes(prNumber),
+  );
 }
 
 /**
@@ -273,8 +275,7 @@ export function startProofRuns(draft: QueueDraft): void {
     if (group === null) break;
     const fresh = !group.some((prNumber) => isSuspect(entry(draft.state, prNumber)));
     const onRun = fresh && speculates(draft.state) ? speculationBase(draft.state, rates) : undefined;
-    const dependsOn =
-      onRun === undefined ? provenPrs(draft.state) : contentAbove(draft.state, onRun);
+    const dependsOn = onRun === undefined ? provenPrs(draft.state) : contentAbove(draft.state, onRun);
     const members = onRun === undefined ? group : [...provenLeftOut(draft.state, dependsOn), ...group];
     startPlannedRun(draft, members, dependsOn, onRun);
     slots--;
@@ -286,7 +287,12 @@ export function startProofRuns(draft: QueueDraft): void {
   if (slots > 0 && proven.length > 0 && withinBudget && !provenCovered(draft.state, provenPrs(draft.state))) {
     const onRun = speculates(draft.state) ? speculationBase(draft.state, rates) : undefined;
     const dependsOn = onRun === undefined ? [] : contentAbove(draft.state, onRun);
-    startPlannedRun(draft, onRun === undefined ? proven : provenLeftOut(draft.state, dependsOn), dependsOn, onRun);
+    startPlannedRun(
+      draft,
+      onRun === undefined ? proven : provenLeftOut(draft.state, dependsOn),
+      dependsOn,
+      onRun,
+    );
   }
 }
 
