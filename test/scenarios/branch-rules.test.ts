@@ -154,6 +154,30 @@ describe("branch rules", () => {
     expect(calls).toBeLessThan(100);
   });
 
+  it("a rule webhook that never came: the refusal makes the queue read the rules again; else they are read once, not per test branch", async () => {
+    const ruleReads = () =>
+      s.fake.calls().filter((call) => call === "GET /repos/acme/widgets/rules/branches/main").length;
+    const missedWebhook: RuleCase = {
+      name: "a linear history ruleset whose webhook is lost",
+      apply: (r) => {
+        linearRuleset.apply(r);
+        s.fake.takeWebhooks();
+      },
+    };
+    await runTwoPrs("merge_commit", missedWebhook);
+    expect(s.fake.webhooks.map((webhook) => webhook.name)).toContain("repository_ruleset");
+    const first = await record(1);
+    expect(first).toMatchObject({ state: "failed", stateReason: "branch_rule_refused" });
+    expect(first.stateDetail).toContain("required_linear_history");
+    const queue = (await s.api("getQueue", { repo, targetBranch: "main" })).body;
+    expect(queue.branchRules.rules).toEqual([
+      expect.objectContaining({ type: "required_linear_history", blocksLanding: true }),
+    ]);
+    expect(queue.state).toBe("paused");
+    // Once at createQueue, once after the refusal: building the two PRs' test branches asked nothing.
+    expect(ruleReads()).toBe(2);
+  });
+
   it("merge_commit under a signature rule known from the start: lands without a single refusal", async () => {
     const { calls } = await runTwoPrs("merge_commit", signaturesRuleset, { ruleFirst: true });
     expect((await record(2)).state).toBe("merged");
