@@ -182,6 +182,23 @@ describe("branch rules", () => {
     expect(ruleReads()).toBe(2);
   });
 
+  it("merge_commit, a signature rule known only from GitHub's refusal (its webhook lost): the runs are built again from signed commits and land", async () => {
+    const missedWebhook: RuleCase = {
+      name: "a signatures ruleset whose webhook is lost",
+      apply: (r) => {
+        signaturesRuleset.apply(r);
+        s.fake.takeWebhooks();
+      },
+    };
+    const { calls } = await runTwoPrs("merge_commit", missedWebhook);
+    expect((await record(1)).state).toBe("merged");
+    expect((await record(2)).state).toBe("merged");
+    for (const commit of landed()) expect(s.repo.rules.isVerified(commit.sha)).toBe(true);
+    const queue = (await s.api("getQueue", { repo, targetBranch: "main" })).body;
+    expect(queue.branchRules).toMatchObject({ refusals: 1, lastRefusal: { rule: "required_signatures" } });
+    expect(calls).toBeLessThan(150);
+  });
+
   it.each([
     { method: "merge_commit", how: "PATCH", path: "/repos/acme/widgets/git/refs/heads/main", status: 422 },
     { method: "squash", how: "PUT", path: "/repos/acme/widgets/pulls/1/merge", status: 405 },
