@@ -305,9 +305,15 @@ export function parseWhole(text: string): unknown {
     return forbiddenKey.test(text) ? JSON.parse(text, rejectPrototypeKeys) : JSON.parse(text);
   } catch (error) {
     if (error instanceof Problem) throw error;
-    throw invalidJson((error as Error).message);
+    throw invalidJson((error as Error).message.replace(bodyExcerpt, ""));
   }
 }
+
+/**
+ * V8 quotes up to 10 characters of the text on each side of an unexpected token (`…, ..."secret": hunter2"...
+ * is not valid JSON`); a problem detail never quotes the body, which may hold a credential (docs/security.md).
+ */
+const bodyExcerpt = /, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s;
 
 /** Whether a text may hold a key `rejectPrototypeKey` refuses (also written with escapes, as `\u005f_proto__`). */
 const forbiddenKey = /__proto__|constructor|\\u/;

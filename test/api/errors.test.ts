@@ -139,6 +139,24 @@ describe("errors are problem JSON with a stable code", () => {
     await expectProblem(response, 400, "invalid_json");
   });
 
+  it("never quotes a malformed body, which may hold a credential pasted in by mistake", async () => {
+    const credential = "hunter2-opensesame";
+    for (const body of [
+      `{"password": ${credential}}`,
+      `{"repo": {"owner": "acme"}, "password": ${credential}}`,
+    ]) {
+      const response = await fetch(`${server.url}/v1/getQueue`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-token": token },
+        body,
+      });
+      const problem = await expectProblem(response, 400, "invalid_json");
+      expect(problem.detail).toMatch(/^the request body is not valid JSON: Unexpected token 'h'/);
+      expect(problem.detail).not.toContain("hunter2");
+      expect(problem.detail).not.toContain("password");
+    }
+  });
+
   it.each([
     ['{"repo": {"__proto__": {"admin": true}}}', "__proto__"],
     ['{"constructor": {"prototype": {}}}', "constructor"],

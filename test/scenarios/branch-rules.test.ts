@@ -53,7 +53,7 @@ describe("branch rules", () => {
 
   /**
    * Two PRs queued together under `rule` (added after the queue exists, so that it is found at work, not at
-   * creation); CI passes every test branch it sees, until the queue is quiet or 20 rounds passed.
+   * creation), then every test branch passes.
    */
   const runTwoPrs = async (
     method: Method,
@@ -83,18 +83,22 @@ describe("branch rules", () => {
       await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
     }
     await s.settle();
-    let rounds = 0;
-    for (; rounds < 20; rounds++) {
+    await passEveryTestBranch();
+    return { calls: s.fake.calls().length };
+  };
+
+  /** CI passes every test branch it sees, until the queue is quiet or 20 rounds passed. */
+  const passEveryTestBranch = async () => {
+    for (let rounds = 0; rounds < 20; rounds++) {
       const untested = s.repo
         .branches()
         .filter((branch) => branch.startsWith("mq/"))
         .map((branch) => s.repo.branch(branch) as string)
         .filter((sha) => s.repo.statuses(sha).every((status) => status.context !== "ci"));
-      if (untested.length === 0) break;
+      if (untested.length === 0) return;
       for (const sha of new Set(untested)) s.repo.reportStatus(sha, "ci", "success");
       await s.settle();
     }
-    return { rounds, calls: s.fake.calls().length };
   };
 
   describe.each<Method>(["squash", "rebase", "merge_commit"])("with %s", (method) => {
@@ -153,6 +157,86 @@ describe("branch rules", () => {
     expect((await s.api("getQueue", { repo, targetBranch: "main" })).body.state).toBe("paused");
     expect(calls).toBeLessThan(100);
   });
+
+  it("a rule webhook that never came: the refusal makes the queue read the rules again; else they are read once, not per test branch", async () => {
+    const ruleReads = () =>
+      s.fake.calls().filter((call) => call === "GET /repos/acme/widgets/rules/branches/main").length;
+    const missedWebhook: RuleCase = {
+      name: "a linear history ruleset whose webhook is lost",
+      apply: (r) => {
+        linearRuleset.apply(r);
+        s.fake.takeWebhooks();
+      },
+    };
+    await runTwoPrs("merge_commit", missedWebhook);
+    expect(s.fake.webhooks.map((webhook) => webhook.name)).toContain("repository_ruleset");
+    const first = await record(1);
+    expect(first).toMatchObject({ state: "failed", stateReason: "branch_rule_refused" });
+    expect(first.stateDetail).toContain("required_linear_history");
+    const queue = (await s.api("getQueue", { repo, targetBranch: "main" })).body;
+    expect(queue.branchRules.rules).toEqual([
+      expect.objectContaining({ type: "required_linear_history", blocksLanding: true }),
+    ]);
+    expect(queue.state).toBe("paused");
+    // Once at createQueue, once after the refusal: building the two PRs' test branches asked nothing.
+    expect(ruleReads()).toBe(2);
+  });
+
+  it("merge_commit, a signature rule known only from GitHub's refusal (its webhook lost): the runs are built again from signed commits and land", async () => {
+    const missedWebhook: RuleCase = {
+      name: "a signatures ruleset whose webhook is lost",
+      apply: (r) => {
+        signaturesRuleset.apply(r);
+        s.fake.takeWebhooks();
+      },
+    };
+    const { calls } = await runTwoPrs("merge_commit", missedWebhook);
+    expect((await record(1)).state).toBe("merged");
+    expect((await record(2)).state).toBe("merged");
+    for (const commit of landed()) expect(s.repo.rules.isVerified(commit.sha)).toBe(true);
+    const queue = (await s.api("getQueue", { repo, targetBranch: "main" })).body;
+    expect(queue.branchRules).toMatchObject({ refusals: 1, lastRefusal: { rule: "required_signatures" } });
+    expect(calls).toBeLessThan(150);
+  });
+
+  it.each([
+    { method: "merge_commit", how: "PATCH", path: "/repos/acme/widgets/git/refs/heads/main", status: 422 },
+    { method: "squash", how: "PUT", path: "/repos/acme/widgets/pulls/1/merge", status: 405 },
+  ] as const)(
+    "$method: a refusal in a rule's words while main moved is the move's doing; the PR is tested again and lands",
+    async ({ method, how, path, status }) => {
+      let pushedMeanwhile = false;
+      s = await startScenario({
+        // GitHub refuses the merge because someone pushed to main just before it: the push is what the queue
+        // must act on (test again), not the refusal's words.
+        whileAppWaits: async (request, response) => {
+          if (request.method !== how || response.status !== status || pushedMeanwhile) return;
+          pushedMeanwhile = true;
+          s.repo.commit("main", { "other/outside.ts": "x\n" }, "Outside push", "bob");
+        },
+      });
+      await s.api("createQueue", {
+        repo,
+        targetBranch: "main",
+        requiredStatuses: ["ci"],
+        mergeMethod: method,
+      });
+      s.fake.failNext({
+        method: how,
+        path,
+        status,
+        message: "Repository rule violations found\n\nThis branch must not contain merge commits.\n\n",
+      });
+      s.repo.openPullRequest({ number: 1, title: "Change 1", author: "alice", files: { "src/1.ts": "1\n" } });
+      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+      await s.settle();
+      await passEveryTestBranch();
+      expect(pushedMeanwhile).toBe(true);
+      expect((await record(1)).state).toBe("merged");
+      const queue = (await s.api("getQueue", { repo, targetBranch: "main" })).body;
+      expect(queue).toMatchObject({ state: "running", branchRules: { refusals: 0, lastRefusal: null } });
+    },
+  );
 
   it("merge_commit under a signature rule known from the start: lands without a single refusal", async () => {
     const { calls } = await runTwoPrs("merge_commit", signaturesRuleset, { ruleFirst: true });

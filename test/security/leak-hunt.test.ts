@@ -124,6 +124,18 @@ async function failingGitHub(installationToken: string) {
   };
 }
 
+/**
+ * A PostgreSQL URL with a password in it, for the hunt to look for: the URL's own, else one added (the test
+ * database trusts local connections, so the server never asks for it, yet the service holds it as an operator's
+ * would). A SQLite file has none.
+ */
+function withPassword(url: string): { databaseUrl: string; databasePassword?: string } {
+  if (url.startsWith("file:")) return { databaseUrl: url };
+  const parsed = new URL(url);
+  if (parsed.password === "") parsed.password = randomSecret("dbpass-");
+  return { databaseUrl: parsed.toString(), databasePassword: decodeURIComponent(parsed.password) };
+}
+
 /** Every text value of every table, one line a row. */
 async function databaseText(databaseUrl: string): Promise<string> {
   const store = await openMigratedDatabase(databaseUrl);
@@ -169,7 +181,7 @@ describe.each(testDialects)("no secret leaks (%s)", (dialect) => {
     const installationToken = randomSecret("ghs_");
     const github = await failingGitHub(installationToken);
     const testStore = await createTestStore(dialect);
-    const databaseUrl = testStore.databaseUrl;
+    const { databaseUrl, databasePassword } = withPassword(testStore.databaseUrl);
     const { token } = await createToken(testStore.db, {
       organization: "acme",
       owners: [],
@@ -316,6 +328,7 @@ describe.each(testDialects)("no secret leaks (%s)", (dialect) => {
       ]),
       ...signatures.map((signature, index) => [`webhook signature ${index + 1}`, signature]),
       ...keyParts(privateKey),
+      ...(databasePassword === undefined ? [] : [["database password", databasePassword]]),
     ] as [string, string][]);
     // The app's JWT and the installation token both reached GitHub: the hunt includes what GitHub received.
     expect(github.credentials.size).toBeGreaterThanOrEqual(2);
