@@ -227,7 +227,12 @@ function rootOf(state: QueueState, run: TestRun): TestRun {
  * be built on a target gone by.
  */
 function speculationBase(state: QueueState, rates: QueueRates): TestRun | undefined {
-  const line = inProgressRuns(state).filter((run) => onLandingLine(state, run));
+  // A run that passed and waits for the one it was built on to land is on the chain too: it lands next.
+  const line = Object.values(state.runs).filter(
+    (run) =>
+      (run.status === "in_progress" || (run.status === "succeeded" && !run.branchDeleted)) &&
+      onLandingLine(state, run),
+  );
   const tails = line.filter((run) => !line.some((other) => other.baseRunId === run.id));
   const first = (a: TestRun, b: TestRun) => rootOf(state, a).startedAt - rootOf(state, b).startedAt;
   const tail = tails.sort(first)[0];
