@@ -47,6 +47,11 @@ export async function startSetupServer(config: Config, store: Store, log: Logger
   );
   const host = config.host ?? "localhost";
   const setup = await setupAppFactory({ host, port: config.port, log: log.child({ name: "setup" }) })();
+  // Probot's welcome has just said that "custom routes will not work" until the app is registered: most of ours do.
+  log.info(
+    "Until the GitHub App is registered, API tokens, test health (/v1/flaky-tests/…, the pages under /tests/), " +
+      "/v1/openapi.json, /healthz and /metrics work; the merge queue's endpoints answer 503 github_app_not_registered",
+  );
   return serveHttp({
     log,
     host,

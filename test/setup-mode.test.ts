@@ -21,6 +21,7 @@ describe("setup mode (no GitHub App registered)", () => {
   let url: string;
   let child: ChildProcess;
   let token: string;
+  let log = "";
   const databaseUrl = () => `file:${join(cwd, "service.db")}`;
 
   async function cli(...argv: string[]) {
@@ -66,7 +67,6 @@ describe("setup mode (no GitHub App registered)", () => {
         PRIVATE_KEY: "",
       },
     });
-    let log = "";
     await new Promise<void>((resolve, reject) => {
       const onData = (chunk: Buffer) => {
         log += chunk.toString();
@@ -84,6 +84,11 @@ describe("setup mode (no GitHub App registered)", () => {
     vi.unstubAllEnvs();
     child?.kill("SIGKILL");
     rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("says on start what works before the app is registered, after Probot's word that custom routes do not", () => {
+    expect(log).toContain("custom routes will not work");
+    expect(log).toMatch(/Until the GitHub App is registered, API tokens, test health .* work/);
   });
 
   it("serves the setup page, the probes, the OpenAPI document and the operator metrics", async () => {

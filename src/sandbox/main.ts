@@ -28,11 +28,13 @@ const program = new Command("sandbox")
   .option("--ci-seconds <seconds>", "how long CI takes, at most (at least a fifth of it)", number(1, 600), 10)
   .option("--prs <count>", "stop opening pull requests after this many", number(1, 1_000_000))
   .action(async (options) => {
+    // A pull request is broken or flaky, never both: the flaky share is what the broken one leaves.
+    const flakyShare = Math.min(options.flaky, 1 - options.broken);
     const sandbox = await startSandbox({
       port: options.port,
       prsPerMinute: options.rate,
       brokenShare: options.broken,
-      flakyShare: Math.min(options.flaky, 1 - options.broken),
+      flakyShare,
       mode: options.mode,
       concurrency: options.concurrency,
       batch: options.batch,
@@ -51,7 +53,7 @@ const program = new Command("sandbox")
         `  Sign in with the token  ${sandbox.token}`,
         `  API         ${sandbox.url}/v1 (x-api-token: the same token; the repository is ${sandbox.github.host}/${sandbox.repository})`,
         "",
-        `Opening ${options.rate} pull requests a minute, ${share(options.broken)} broken and ${share(options.flaky)} flaky, ` +
+        `Opening ${options.rate} pull requests a minute, ${share(options.broken)} broken and ${share(flakyShare)} flaky, ` +
           `into a ${options.mode} queue (concurrency ${options.concurrency}, batching ${options.batch ? "on" : "off"}). Ctrl-C stops.`,
         "",
       ].join("\n"),

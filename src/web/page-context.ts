@@ -1,6 +1,7 @@
 // What every page route shares: who is asking (the visitor of a signed-in browser session), the service's
 // dependencies, and how forms are read and errors answered.
 import { loggableUrl } from "../http/request-log.ts";
+import { Problem } from "../http/problem.ts";
 import { STATUS_CODES } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { EdgeDependencies } from "../http/dependencies.ts";
@@ -40,7 +41,9 @@ export function preparePages(pages: FastifyInstance, deps: EdgeDependencies): vo
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
   pages.setErrorHandler((error: { statusCode?: number }, request, reply) => {
-    const status = error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
+    // Fastify's errors carry statusCode; ours (the /v1 hooks', which pages pass through too) carry status.
+    const refusal = error instanceof Problem ? error.status : error.statusCode;
+    const status = refusal !== undefined && refusal < 500 ? refusal : 500;
     if (status === 500) {
       deps.log.error(
         { err: error, requestId: request.id, url: loggableUrl(request.url) },

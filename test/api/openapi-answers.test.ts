@@ -1,10 +1,12 @@
-// Every answer the service gives is one the OpenAPI document describes: each operation is sent a valid request, an
-// invalid one, one without a token, one of the wrong media type, one with the wrong method and one over 20 MiB, and
+// Every answer the service gives is one the OpenAPI document describes: each operation is sent a valid request (on
+// a queue with a PR in test and a test uploaded, so that it succeeds), an invalid one, one without a token, one of
+// the wrong media type, one with the wrong method and one over 20 MiB, and a command is sent while GitHub is down;
 // each answer's status, media type and body are checked against the document with Ajv (JSON Schema 2020-12, the
 // dialect of OpenAPI 3.1).
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testCaseId } from "../../src/test-health/index.ts";
 import { repoRef as repo, type Scenario, startScenario } from "../support/queue-scenario.ts";
 import { validBody } from "../support/valid-bodies.ts";
 
@@ -23,12 +25,48 @@ describe("the OpenAPI document describes every answer", () => {
   let ajv: InstanceType<typeof Ajv2020>;
   const mismatches: string[] = [];
   let checked = 0;
+  /** The operations that gave a 2xx answer: the success bodies are checked too, not only the refusals. */
+  const succeeded = new Set<string>();
+  /** A valid request's fields that must name what exists for it to succeed, by operation. */
+  let existing: Record<string, () => Promise<Record<string, unknown>>>;
 
   beforeAll(async () => {
     s = await startScenario();
     s.repo.setPermission("alice", "write");
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
-    s.repo.openPullRequest({ number: 1, title: "One", author: "alice", files: { "src/1.ts": "1\n" } });
+    await s.api("createQueue", { repo, targetBranch: "release/1" });
+    const one = s.repo.openPullRequest({
+      number: 1,
+      title: "One",
+      author: "alice",
+      files: { "src/1.ts": "1\n" },
+    });
+    s.repo.openPullRequest({ number: 2, title: "Two", author: "alice", files: { "src/2.ts": "2\n" } });
+    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+    await s.settle();
+    const uploadFields = ["repo", "org_url_slug", "commit_sha", "branch", "junit_xml"];
+    const uploaded = await s.api(
+      "flaky-tests/upload",
+      Object.fromEntries(uploadFields.map((field) => [field, validBody[field]])),
+    );
+    expect(uploaded.status).toBe(200);
+    const test_id = testCaseId(repo, { classname: "c", parent: "s", name: "t" });
+    existing = {
+      "/v1/createQueue": async () => ({ targetBranch: "next" }),
+      "/v1/deleteQueue": async () => ({ targetBranch: "release/1" }),
+      "/v1/submitPullRequest": async () => ({ pr: { number: 2 } }),
+      "/v1/cancelPullRequest": async () => ({ pr: { number: 2 } }),
+      "/v1/setImpactedTargets": async () => ({ pr: { number: 1, sha: one.headSha } }),
+      "/v1/listPullRequests": async () => ({ state: "testing" }),
+      "/v1/getMergeQueueTestingDetails": async () => {
+        await s.settle(); // the restart above gave PR 1 a new run
+        const pr = await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
+        return { testRunId: pr.body.testRunId };
+      },
+      "/v1/flaky-tests/get-test-details": async () => ({ test_id }),
+      "/v1/flaky-tests/set-quarantine-setting": async () => ({ test_id }),
+      "/v1/flaky-tests/link-ticket": async () => ({ test_id }),
+    };
     document = (await (await fetch(`${s.server.url}/v1/openapi.json`)).json()) as Document;
     ajv = new Ajv2020({ strict: false, allErrors: true });
     (addFormats as unknown as (ajv: unknown) => void)(ajv);
@@ -43,6 +81,7 @@ describe("the OpenAPI document describes every answer", () => {
     checked++;
     const where = `${method.toUpperCase()} ${path} (${what}) answered ${response.status}`;
     const operation = document.paths[path]?.[method];
+    if (response.ok) succeeded.add(path);
     const described = operation?.responses[String(response.status)];
     if (described === undefined) return void mismatches.push(`${where}: status not documented`);
     const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
@@ -96,7 +135,10 @@ describe("the OpenAPI document describes every answer", () => {
         continue;
       }
       const fields = Object.keys(operation.requestBody?.content["application/json"]?.schema.properties ?? {});
-      const valid = JSON.stringify(Object.fromEntries(fields.map((field) => [field, validBody[field]])));
+      const valid = JSON.stringify({
+        ...Object.fromEntries(fields.map((field) => [field, validBody[field]])),
+        ...(await existing[path]?.()),
+      });
       const json = "application/json";
       await check(path, method, "valid", await send(path, "POST", { type: json, body: valid }));
       await check(path, method, "invalid", await send(path, "POST", { type: json, body: '{"repo": 7}' }));
@@ -125,8 +167,18 @@ describe("the OpenAPI document describes every answer", () => {
         await send(path, "POST", { type: "application/json", body: oversized }),
       );
     }
+    // A command that must act on GitHub, while GitHub is down.
+    s.github.down = true;
+    const body = JSON.stringify({ repo, targetBranch: "main", pr: { number: 3 } });
+    s.repo.openPullRequest({ number: 3, title: "Three", author: "alice", files: { "src/3.ts": "3\n" } });
+    const outage = await send("/v1/submitPullRequest", "POST", { type: "application/json", body });
+    expect([502, 503]).toContain(outage.status);
+    await check("/v1/submitPullRequest", "post", "GitHub down", outage);
+    s.github.down = false;
+
     expect(checked).toBeGreaterThan(120);
     expect(mismatches).toEqual([]);
+    expect([...succeeded].sort()).toEqual(operations.map(({ path }) => path).sort());
   }, 240_000);
 
   it("answers the wrong method with a problem naming the right one", async () => {

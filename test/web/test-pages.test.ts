@@ -238,5 +238,13 @@ describe.each(testDialects)("test pages on %s", (dialect) => {
     expect(noId.status).toBe(404);
     const huge = await signIn({ token, test_id: cartId, padding: "x".repeat(10_000) });
     expect(huge.status).toBe(413);
+    // A form posted where no form is taken (a sign-in sent to the page's own address) is refused, not a failure.
+    const misdirected = await fetch(`${server.url}/tests/github.com/acme/widgets`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    expect(misdirected.status).toBe(415);
+    expect(misdirected.headers.get("content-type")).toBe("text/html; charset=utf-8");
   });
 });
