@@ -86,17 +86,21 @@ async function attemptPost(service: Service, request: ServiceRequest): Promise<u
     // not problem JSON: a proxy's error page, say
   }
   const detail = problem.detail ?? `HTTP ${response.status}`;
-  if (response.status >= 500 || problem.code === undefined) {
-    throw new AttemptFailed(
-      `the Switchyard service failed to take ${request.what}: ${detail}`,
-      response.status >= 500,
-    );
+  const transient = response.status === 429 || response.status >= 500;
+  if (problem.code === undefined) {
+    throw new AttemptFailed(`${request.what} failed on the Switchyard service: ${detail}`, transient);
   }
   throw new AttemptFailed(
     `${request.what} was refused: ${detail} (${problem.code})`,
-    response.status === 429,
+    transient && !UNTIL_SET_UP.has(problem.code),
   );
 }
+
+/**
+ * Refusals that last until someone changes the service's set-up (the GitHub App registered): another attempt
+ * a few seconds later gets the same answer.
+ */
+const UNTIL_SET_UP = new Set(["github_app_not_registered"]);
 
 /** The body as a stream that reports how much of it the connection has taken. */
 function chunked(bytes: Buffer, onBytesSent: (bytes: number) => void): ReadableStream<Uint8Array> {
