@@ -86,7 +86,10 @@ export class GitHubCommandExecutor implements CommandExecutor {
     }
   }
 
-  /** One comment per submission, edited in place (docs/queue.md#what-the-pr-shows); re-posted only if someone deleted it. */
+  /**
+   * One comment per submission, edited in place (docs/queue.md#what-the-pr-shows) except for routine progress;
+   * re-posted only if someone deleted it.
+   */
   async #upsertComment(
     octokit: InstallationOctokit,
     repo: { owner: string; repo: string },
@@ -94,6 +97,7 @@ export class GitHubCommandExecutor implements CommandExecutor {
     command: Command<"upsert_pr_comment">,
   ): Promise<void> {
     const known = await this.comments.findCommentId(command.submissionId);
+    if (known !== undefined && command.progress) return;
     if (known !== undefined) {
       try {
         await octokit.rest.issues.updateComment({ ...repo, comment_id: known, body: command.body });

@@ -63,16 +63,16 @@ async function buildTestBranch(
   const scratch = `${SCRATCH_PREFIX}${command.branch}`;
   await pointBranch(octokit, repo, scratch, command.baseSha);
   let head = command.baseSha;
-  let scratchHead = head;
   for (const pr of command.prs) {
-    // The scratch branch holds GitHub's merge commit of the previous PR, not the reproducible one.
-    if (scratchHead !== head) await pointBranch(octokit, repo, scratch, head);
+    // The scratch branch holds GitHub's merge commit of the previous PR, not the reproducible one, and is left
+    // there: both commits have the same tree and parents, so merging the next PR into either makes the same tree
+    // (and the same conflicts), and moving the branch would be a write for nothing.
     const merged = await mergeReproducibly(octokit, repo, scratch, head, pr, signedOnly);
     if (merged === "conflict") {
       await deleteBranch(octokit, repo, scratch);
       return { type: "test_branch_conflict", runId: command.runId, prNumber: pr.number };
     }
-    [head, scratchHead] = [merged.head, merged.scratchHead];
+    head = merged;
   }
   await pointBranch(octokit, repo, command.branch, head);
   await deleteBranch(octokit, repo, scratch);
@@ -99,8 +99,8 @@ export async function deleteBranch(octokit: InstallationOctokit, repo: Repo, bra
 }
 
 /**
- * Merges a PR head into the scratch branch at `head`: answers the reproducible merge commit, and where GitHub
- * left the scratch branch.
+ * Merges a PR head into the scratch branch, whose head has the tree and parents of `head`: answers the
+ * reproducible merge commit (GitHub's own where only signed commits will do).
  */
 async function mergeReproducibly(
   octokit: InstallationOctokit,
@@ -109,7 +109,7 @@ async function mergeReproducibly(
   head: string,
   pr: TestBranchMerge,
   signedOnly: boolean,
-): Promise<{ head: string; scratchHead: string } | "conflict"> {
+): Promise<string | "conflict"> {
   const message = `Merge #${pr.number}: ${pr.title}`;
   let merge;
   try {
@@ -125,8 +125,8 @@ async function mergeReproducibly(
     throw error;
   }
   // 204: the PR's head is already in the branch.
-  if (merge.status !== 201) return { head, scratchHead: head };
-  if (signedOnly) return { head: merge.data.sha, scratchHead: merge.data.sha };
+  if (merge.status !== 201) return head;
+  if (signedOnly) return merge.data.sha;
   const gitHubAuthor = merge.data.commit.author;
   const signature = {
     name: gitHubAuthor?.name ?? FALLBACK_AUTHOR.name,
@@ -137,9 +137,10 @@ async function mergeReproducibly(
     ...repo,
     message,
     tree: merge.data.commit.tree.sha,
-    parents: merge.data.parents.map((parent) => parent.sha),
+    // GitHub's merge commit is a child of the scratch branch's head; the reproducible one, of `head`.
+    parents: [head, ...merge.data.parents.slice(1).map((parent) => parent.sha)],
     author: signature,
     committer: signature,
   });
-  return { head: commit.sha, scratchHead: merge.data.sha };
+  return commit.sha;
 }

@@ -122,6 +122,11 @@ export type QueueCommand =
       readonly prNumber: number;
       readonly submissionId: string;
       readonly body: string;
+      /**
+       * Routine progress, which the PR's commit status shows as it happens: the body is posted when the submission
+       * has no comment yet, and never edited into one it has (docs/queue.md#what-the-pr-shows).
+       */
+      readonly progress: boolean;
     };
 
 /** docs/queue.md#testing: `<prefix><targetBranch>/<testRunId>`. */

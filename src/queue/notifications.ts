@@ -50,6 +50,18 @@ function awaitsRequiredStatuses(state: QueueState, pr: PullRequestEntry): boolea
 }
 
 /**
+ * Routine progress (docs/queue.md#what-the-pr-shows): its first run starting, or its tests passing. With the commit
+ * status on, the status alone shows it: a comment edit for it would say again what the status says, and count
+ * against GitHub's limits on writes. Setbacks (a failed batch bisected, a run rebuilt, a failure pending) and
+ * the end are news for the comment too.
+ */
+function isRoutineProgress(state: QueueState, pr: PullRequestEntry): boolean {
+  if (!state.settings.statusCheckEnabled) return false;
+  if (pr.state === "tests_passed") return true;
+  return pr.state === "testing" && pr.history.filter((step) => step.state === "testing").length === 1;
+}
+
+/**
  * One commit status and one comment update per PR whose state changed in this step, for its final state.
  * Keys carry the length of the PR's history, so each update is its own outbox entry.
  */
@@ -78,6 +90,7 @@ export function notifyTransitions(draft: QueueDraft): void {
         prNumber,
         submissionId: pr.submissionId,
         body: renderPrComment(state, pr),
+        progress: isRoutineProgress(state, pr),
       });
     }
   }

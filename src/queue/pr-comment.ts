@@ -1,3 +1,4 @@
+import { queueStatusContext } from "./commands.ts";
 import { knownFlakyFailures } from "./flake-evidence.ts";
 import { currentTargets, dependenciesAmong, targetsIntersect } from "./lanes.ts";
 import { queuePosition, startedPrs } from "./ordering.ts";
@@ -153,5 +154,12 @@ export function renderPrComment(state: QueueState, pr: PullRequestEntry): string
   if (run !== undefined) lines.push("", `Latest test run: \`${run.id}\` on branch \`${run.testBranch}\`.`);
   const whatToDo = pr.state === "failed" || pr.state === "cancelled" ? advice(state, pr.stateReason) : null;
   if (whatToDo !== null) lines.push("", `**What to do:** ${whatToDo}`);
+  // Routine progress is not edited into the comment (see notifications.ts): say where it shows.
+  if (!isTerminal(pr.state) && state.settings.statusCheckEnabled) {
+    lines.push(
+      "",
+      `Its progress shows on its \`${queueStatusContext(state.targetBranch)}\` check; this comment is edited when something goes wrong or it leaves the queue.`,
+    );
+  }
   return lines.join("\n");
 }

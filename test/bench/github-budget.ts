@@ -2,8 +2,10 @@
 // go through a queue with batches of 4 (CI passes every tested commit, oldest run first), counted by the fake GitHub
 // (src/sandbox/fake-github) and divided by the PRs merged, by kind. GitHub's documented secondary limits allow
 // about 80 content-creating requests (writes) a minute and 500 an hour per app installation: writes per merged PR
-// set how many PRs an hour a queue can land before it meets them. A count, not a timing: the service runs in this
-// process (the same code as the bundle), on SQLite, against the fake on loopback.
+// set how many PRs an hour a queue can land before it meets them. The same scenario twice: with squash, the
+// default merge method (each PR lands through its pull request's merge), then with merge_commit (a passed batch
+// lands with one fast-forward). A count, not a timing: the service runs in this process (the same code as the
+// bundle), on SQLite, against the fake on loopback.
 import { repoRef as repo, startScenario } from "../support/queue-scenario.ts";
 
 const prs = 12;
@@ -21,69 +23,88 @@ function callKind(method: string, url: string): string {
   return `${method} ${path}`;
 }
 
-const calls = new Map<string, number>();
-const s = await startScenario({
-  whileAppWaits: async (request) => {
-    const kind = callKind(request.method, request.url);
-    calls.set(kind, (calls.get(kind) ?? 0) + 1);
-  },
-});
-try {
-  await s.api("createQueue", {
-    repo,
-    targetBranch: "main",
-    requiredStatuses: ["ci"],
-    batch: true,
-    batchingMinSize: batchSize,
+/** Every call the service made to GitHub while the PRs merged, by kind, and how many merged. */
+async function measure(
+  mergeMethod: "squash" | "merge_commit",
+): Promise<{ calls: Map<string, number>; merged: number }> {
+  const calls = new Map<string, number>();
+  const s = await startScenario({
+    whileAppWaits: async (request) => {
+      const kind = callKind(request.method, request.url);
+      calls.set(kind, (calls.get(kind) ?? 0) + 1);
+    },
   });
-  for (let number = 1; number <= prs; number++) {
-    s.repo.openPullRequest({
-      number,
-      title: `Change ${number}`,
-      author: "alice",
-      files: { [`src/${number}.ts`]: `${number}\n` },
+  try {
+    await s.api("createQueue", {
+      repo,
+      targetBranch: "main",
+      requiredStatuses: ["ci"],
+      batch: true,
+      batchingMinSize: batchSize,
+      mergeMethod,
     });
-    await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
-  }
-  await s.settle();
-  // CI passes each run in flight, oldest first, until every PR is merged.
-  for (let round = 0; round < 4 * prs; round++) {
-    const open = s.repo.pullRequests().filter((pr) => !pr.merged);
-    if (open.length === 0) break;
-    const runIds = new Set<string>();
-    for (const pr of open) {
-      const { body } = await s.api("getSubmittedPullRequest", {
-        repo,
-        targetBranch: "main",
-        pr: { number: pr.number },
+    for (let number = 1; number <= prs; number++) {
+      s.repo.openPullRequest({
+        number,
+        title: `Change ${number}`,
+        author: "alice",
+        files: { [`src/${number}.ts`]: `${number}\n` },
       });
-      if (typeof body.testRunId === "string") runIds.add(body.testRunId);
+      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
     }
-    const runs = [];
-    for (const testRunId of runIds) {
-      const { body } = await s.api("getMergeQueueTestingDetails", { repo, targetBranch: "main", testRunId });
-      if (body.status === "in_progress" && typeof body.testBranchSha === "string") runs.push(body);
-    }
-    const oldest = runs.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt))[0];
-    if (oldest === undefined) {
-      // Nothing in flight: let a batch's wait end, then run the scheduler.
-      s.clock.now += 60 * 60_000;
-      await s.poll();
-      continue;
-    }
-    s.repo.reportStatus(oldest.testBranchSha, "ci", "success", { targetUrl: "https://ci.example/build" });
     await s.settle();
+    // CI passes each run in flight, oldest first, until every PR is merged.
+    for (let round = 0; round < 4 * prs; round++) {
+      const open = s.repo.pullRequests().filter((pr) => !pr.merged);
+      if (open.length === 0) break;
+      const runIds = new Set<string>();
+      for (const pr of open) {
+        const { body } = await s.api("getSubmittedPullRequest", {
+          repo,
+          targetBranch: "main",
+          pr: { number: pr.number },
+        });
+        if (typeof body.testRunId === "string") runIds.add(body.testRunId);
+      }
+      const runs = [];
+      for (const testRunId of runIds) {
+        const { body } = await s.api("getMergeQueueTestingDetails", {
+          repo,
+          targetBranch: "main",
+          testRunId,
+        });
+        if (body.status === "in_progress" && typeof body.testBranchSha === "string") runs.push(body);
+      }
+      const oldest = runs.sort((a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt))[0];
+      if (oldest === undefined) {
+        // Nothing in flight: let a batch's wait end, then run the scheduler.
+        s.clock.now += 60 * 60_000;
+        await s.poll();
+        continue;
+      }
+      s.repo.reportStatus(oldest.testBranchSha, "ci", "success", { targetUrl: "https://ci.example/build" });
+      await s.settle();
+    }
+    const merged = s.repo.pullRequests().filter((pr) => pr.merged).length;
+    if (merged !== prs) throw new Error(`only ${merged} of ${prs} PRs merged`);
+    return { calls, merged };
+  } finally {
+    await s.close();
   }
-  const merged = s.repo.pullRequests().filter((pr) => pr.merged).length;
-  if (merged !== prs) throw new Error(`only ${merged} of ${prs} PRs merged`);
+}
 
-  const isWrite = (kind: string) => !kind.startsWith("GET ") && !kind.includes("/access_tokens");
+const isWrite = (kind: string) => !kind.startsWith("GET ") && !kind.includes("/access_tokens");
+
+function report(
+  mergeMethod: string,
+  { calls, merged }: { calls: Map<string, number>; merged: number },
+): void {
   const total = (filter: (kind: string) => boolean) =>
     [...calls].filter(([kind]) => filter(kind)).reduce((sum, [, n]) => sum + n, 0);
   const perPr = (n: number) => (n / merged).toFixed(1);
   const writes = total(isWrite);
   console.log(
-    `\nSwitchyard GitHub API budget: ${prs} good PRs, batches of ${batchSize}, CI passing every tested commit`,
+    `\nSwitchyard GitHub API budget: ${prs} good PRs, batches of ${batchSize}, CI passing every tested commit, mergeMethod ${mergeMethod}`,
   );
   console.log(
     `${perPr(total(() => true))} calls and ${perPr(writes)} writes per merged PR (${total(() => true)} calls, ${writes} writes, ${merged} PRs merged)`,
@@ -94,6 +115,9 @@ try {
   for (const [kind, n] of [...calls].sort((a, b) => b[1] - a[1])) {
     console.log(`${isWrite(kind) ? "write" : "read "} ${perPr(n).padStart(5)} per PR  ${kind} (${n})`);
   }
-} finally {
-  await s.close();
 }
+
+// squash, the default, first: each PR lands through its own pull request merge. merge_commit lands a passed batch
+// with one fast-forward of the target to its tested commit.
+for (const mergeMethod of ["squash", "merge_commit"] as const)
+  report(mergeMethod, await measure(mergeMethod));

@@ -54,6 +54,33 @@ describe("GitHub-side notifications", () => {
     expect(comment?.body).toContain("Latest test run: `q-2` on branch `mq/main/q-2`.");
   });
 
+  it("leaves routine progress to the commit status: a PR's first run and its passed tests, not its end", () => {
+    const queue = aScenario().submit(1);
+    const testing = queue.commandsOf("upsert_pr_comment");
+    const passed = queue.pass(1).commandsOf("upsert_pr_comment");
+    const merged = queue.mergeSucceeds().commandsOf("upsert_pr_comment");
+    const withoutStatus = aScenario({ statusCheckEnabled: false }).submit(1);
+
+    expect([...testing, ...passed, ...merged].map((command) => command.progress)).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(testing[0]?.body).toContain("Its progress shows on its `Switchyard Merge Queue (main)` check");
+    expect(merged[0]?.body).not.toContain("Its progress shows");
+    // Without a commit status, the comment is all the PR shows: every change is edited into it.
+    expect(withoutStatus.commandsOf("upsert_pr_comment").map((command) => command.progress)).toEqual([false]);
+  });
+
+  it("edits a setback into the comment: a PR tested again after its batch failed", () => {
+    const queue = aScenario({ batch: true, batchingMinSize: 2 }).submit(1, 2);
+    queue.fail(1);
+
+    const bisecting = queue.commandsOf("upsert_pr_comment").find((command) => command.prNumber === 1);
+
+    expect(bisecting).toMatchObject({ progress: false, body: expect.stringContaining("Bisecting run q-1") });
+  });
+
   it("says on failure why, and what to do", () => {
     const queue = aScenario().submit(1).fail(1);
 

@@ -67,6 +67,7 @@ export const aComment = (key: string, submissionId: string): QueueCommand => ({
   prNumber: 1,
   submissionId,
   body: key,
+  progress: false,
 });
 
 export const aMerge = (key: string): QueueCommand => ({
