@@ -4,7 +4,9 @@
 // (proof-verdicts.ts). A passed run lands everything it holds when the target still is what it was built on (the
 // Not Rocket Science rule); otherwise its PRs join the proven set and land with the next run that passes. Every
 // run, the retests of suspects included, takes one of the `concurrency` slots, in one order: oldest PR first.
-// A slot nothing else needs tests the proven PRs alone, so that they land.
+// A slot nothing else needs tests the proven PRs alone, so that they land. Fresh groups and the proven PRs
+// waiting go at the end of one chain of runs that lands run after run, when it is likely enough to
+// (docs/queue-policy.md#speculation-one-chain-that-lands).
 import type { QueueDraft } from "./draft.ts";
 import type { QueueRates } from "./failure-odds.ts";
 import {
