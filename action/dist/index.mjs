@@ -12156,17 +12156,16 @@ async function attemptPost(service, request) {
   } catch {
   }
   const detail = problem.detail ?? `HTTP ${response.status}`;
-  if (response.status >= 500 || problem.code === void 0) {
-    throw new AttemptFailed(
-      `the Switchyard service failed to take ${request.what}: ${detail}`,
-      response.status >= 500
-    );
+  const transient = response.status === 429 || response.status >= 500;
+  if (problem.code === void 0) {
+    throw new AttemptFailed(`${request.what} failed on the Switchyard service: ${detail}`, transient);
   }
   throw new AttemptFailed(
     `${request.what} was refused: ${detail} (${problem.code})`,
-    response.status === 429
+    transient && !UNTIL_SET_UP.has(problem.code)
   );
 }
+var UNTIL_SET_UP = /* @__PURE__ */ new Set(["github_app_not_registered"]);
 function chunked(bytes, onBytesSent) {
   let sent = 0;
   onBytesSent(0);
