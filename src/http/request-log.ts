@@ -64,32 +64,38 @@ function safeDecode(text: string): string {
   }
 }
 
+/** When a response's request came in (performance.now()), kept on the response for its log line. */
+const startedKey = Symbol("started");
+type TimedResponse = ServerResponse & { [startedKey]?: number };
+
 /**
  * Logs each request once its response is done (or abandoned), at info, or error for a 5xx. Nothing is done per
- * request when the level is above info.
+ * request when the level is above info. One listener function serves every response (no closure per request).
  */
 export function requestLogger(log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   const http = log.child({ name: "http" });
-  return (req, res) => {
+  function logResponse(this: TimedResponse): void {
+    const req = this.req;
+    const status = this.statusCode;
+    const responseTime = Math.round((performance.now() - (this[startedKey] as number)) * 10) / 10;
+    const url = loggableUrl(req.url ?? "");
+    const userAgent = req.headers["user-agent"];
+    const line = {
+      reqId: requestIdOf(req),
+      method: req.method,
+      url,
+      statusCode: status,
+      responseTime,
+      userAgent: userAgent === undefined ? undefined : userAgent.slice(0, userAgentLength),
+    };
+    const outcome = this.writableFinished ? String(status) : "aborted";
+    const message = `${req.method} ${url} ${outcome} - ${responseTime}ms`;
+    if (status >= 500) http.error(line, message);
+    else http.info(line, message);
+  }
+  return (_req, res) => {
     if (!http.isLevelEnabled("info")) return;
-    const started = performance.now();
-    res.once("close", () => {
-      const status = res.statusCode;
-      const responseTime = Math.round((performance.now() - started) * 10) / 10;
-      const url = loggableUrl(req.url ?? "");
-      const userAgent = req.headers["user-agent"];
-      const line = {
-        reqId: requestIdOf(req),
-        method: req.method,
-        url,
-        statusCode: status,
-        responseTime,
-        userAgent: userAgent === undefined ? undefined : userAgent.slice(0, userAgentLength),
-      };
-      const outcome = res.writableFinished ? String(status) : "aborted";
-      const message = `${req.method} ${url} ${outcome} - ${responseTime}ms`;
-      if (status >= 500) http.error(line, message);
-      else http.info(line, message);
-    });
+    (res as TimedResponse)[startedKey] = performance.now();
+    res.once("close", logResponse);
   };
 }
