@@ -29,9 +29,9 @@ export function lowercaseEnumValues(schema: unknown, value: unknown): unknown {
     anyOf?: unknown[];
   };
   if (typeof value === "string") {
-    const enums = [node, ...(node.anyOf ?? [])].some((branch) =>
-      Array.isArray((branch as { enum?: unknown[] }).enum),
-    );
+    const enums =
+      Array.isArray(node.enum) ||
+      (node.anyOf?.some((branch) => Array.isArray((branch as { enum?: unknown[] }).enum)) ?? false);
     return enums ? value.toLowerCase() : value;
   }
   if (Array.isArray(value) && node.items !== undefined) {

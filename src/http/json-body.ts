@@ -44,8 +44,10 @@ export function isJsonContentType(header: string | string[] | undefined): boolea
 const responses = new WeakMap<IncomingMessage, ServerResponse>();
 
 export function registerJsonBodyParser(api: FastifyInstance): void {
-  api.addHook("onRequest", async (request, reply) => {
+  // A callback hook, not an async one: no promise and microtask for every request.
+  api.addHook("onRequest", (request, reply, done) => {
     responses.set(request.raw, reply.raw);
+    done();
   });
   api.removeAllContentTypeParsers();
   api.addContentTypeParser(jsonContentType, (request: FastifyRequest, payload: IncomingMessage, done) => {

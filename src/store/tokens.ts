@@ -1,5 +1,5 @@
 // API tokens (docs/api.md#tokens-and-organizations): random, shown once, stored as a hash, compared in constant time, revocable.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import { ContentMemo } from "./content-mark.ts";
 import { newId } from "./ids.ts";
@@ -25,7 +25,7 @@ export interface TokenSummary {
 export class InvalidOrganizationError extends Error {}
 
 function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return hash("sha256", secret, "hex");
 }
 
 export function normaliseOrgSlug(slug: string): string {
@@ -97,8 +97,12 @@ export async function authenticate(
   const [, id, secret] = match as unknown as [string, string, string];
   const token = await activeToken(db, id);
   if (token === undefined) return null;
-  const expected = Buffer.from(token.secretHash, "hex");
-  if (!timingSafeEqual(expected, Buffer.from(hashSecret(secret), "hex"))) return null;
+  const presentedSecret = Buffer.from(secret);
+  const verified = verifiedSecrets.get(token);
+  if (verified === undefined || !timingSafeEqual(verified, presentedSecret)) {
+    if (!timingSafeEqual(token.secretHash, hash("sha256", secret, "buffer"))) return null;
+    verifiedSecrets.set(token, presentedSecret);
+  }
 
   if (token.lastUsedAt === null || now - token.lastUsedAt >= lastUsedResolutionMs) {
     await db.updateTable("api_tokens").set({ last_used_at: now }).where("id", "=", id).execute();
@@ -132,6 +136,14 @@ const tokenRows = preparedQuery((db, tokenId: string) =>
     .where("api_tokens.id", "=", tokenId),
 );
 
+/**
+ * The secret each token read was last verified with, so that the next request presenting it is compared with it
+ * instead of hashed again (the hash was the costliest part of a read answered from memory). It lives as long as
+ * activeTokens keeps the token's value: a revocation or any other write drops both. The secrets match the token
+ * pattern, so the two always have the same length, as timingSafeEqual requires.
+ */
+const verifiedSecrets = new WeakMap<object, Buffer>();
+
 /** Tokens read, kept while the database is unchanged: a revocation or any other write drops them all. */
 const activeTokens = new ContentMemo<Awaited<ReturnType<typeof readActiveToken>>>(1024);
 
@@ -149,7 +161,8 @@ async function readActiveToken(db: Kysely<Database>, tokenId: string) {
   }
   const { organizationId, organizationSlug } = row;
   const principal: Principal = { tokenId, organizationId, organizationSlug, owners };
-  return { secretHash: row.secret_hash, lastUsedAt: row.last_used_at, principal };
+  // As bytes, ready to compare with each request's hash (the value is kept by activeTokens).
+  return { secretHash: Buffer.from(row.secret_hash, "hex"), lastUsedAt: row.last_used_at, principal };
 }
 
 export async function listTokens(db: Kysely<Database>, organization?: string): Promise<TokenSummary[]> {

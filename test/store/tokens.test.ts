@@ -75,7 +75,7 @@ describe.each(testDialects)("API tokens on %s", (dialect) => {
     expect(await revokeToken(store.db, "0000000000000000", 40)).toBe(false);
   });
 
-  it("a token with a wrong secret does not authenticate", async () => {
+  it("a token with a wrong secret does not authenticate, even once the right one was verified", async () => {
     const { token } = await createToken(store.db, {
       organization: "acme",
       owners: [],
@@ -84,6 +84,11 @@ describe.each(testDialects)("API tokens on %s", (dialect) => {
     });
     const wrong = token.slice(0, -1) + (token.endsWith("A") ? "B" : "A");
     expect(await authenticate(store.db, wrong, 2)).toBeNull();
+    // The second check of the right secret is answered from memory; the wrong one must not be.
+    expect(await authenticate(store.db, token, 3)).not.toBeNull();
+    expect(await authenticate(store.db, token, 4)).not.toBeNull();
+    expect(await authenticate(store.db, wrong, 5)).toBeNull();
+    expect(await authenticate(store.db, token, 6)).not.toBeNull();
     expect(await authenticate(store.db, "", 2)).toBeNull();
   });
 
