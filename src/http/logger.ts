@@ -35,19 +35,28 @@ export function jsonLines(dest: number | string): DestinationStream {
   return new LineBatches(pino.destination({ dest, sync: false }));
 }
 
+/** Every batching destination of the process, held weakly (a logger dropped is not kept for this), written out at exit. */
+const unwrittenAtExit = new Set<WeakRef<LineBatches>>();
+process.once("exit", () => {
+  for (const batches of unwrittenAtExit) batches.deref()?.writeOut();
+});
+
 class LineBatches implements DestinationStream {
   #lines: string[] = [];
   #characters = 0;
   #timer: NodeJS.Timeout | undefined;
+  #opened = false;
 
   constructor(private readonly file: ReturnType<typeof pino.destination>) {
-    let opened = false;
-    file.once("ready", () => (opened = true));
-    process.once("exit", () => {
-      this.#writeBatch();
-      // The file opens asynchronously: a process that exits before it did has nothing to flush.
-      if (opened) file.flushSync();
-    });
+    file.once("ready", () => (this.#opened = true));
+    unwrittenAtExit.add(new WeakRef(this));
+  }
+
+  /** Writes what is pending and waits until the file has it: the process is about to exit. */
+  writeOut(): void {
+    this.#writeBatch();
+    // The file opens asynchronously: a process that exits before it did has nothing to flush.
+    if (this.#opened) this.file.flushSync();
   }
 
   write(line: string): void {
