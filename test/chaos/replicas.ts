@@ -14,7 +14,10 @@ const heapProbeTimeoutMs = 30_000;
 const logTailBytes = 64 * 1024;
 
 export interface MemoryAfterGc {
+  /** The JavaScript heap in use and external buffers. */
   readonly live: number;
+  /** Of `live`, the functions compiled so far (bytecode and machine code, with their metadata). */
+  readonly code: number;
   readonly rss: number;
 }
 
@@ -133,8 +136,7 @@ export class Replica {
   }
 
   /**
-   * The process's memory after a full garbage collection, in bytes: what its JavaScript holds (heap in use and
-   * external buffers), and its RSS.
+   * The process's memory after a full garbage collection, in bytes.
    */
   async memoryAfterGc(): Promise<MemoryAfterGc> {
     const child = this.child;

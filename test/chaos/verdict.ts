@@ -2,6 +2,7 @@
 // pass). Each PR's record is checked against what GitHub and CI really did.
 import type { ChaosRun } from "./chaos-run.ts";
 import type { Stall } from "./progress-monitor.ts";
+import type { MemoryAfterGc } from "./replicas.ts";
 import { targetBranch, untruth } from "./pr-truth.ts";
 import { acknowledged, type SubmittedPullRequest } from "./traffic.ts";
 
@@ -139,13 +140,15 @@ export function judge(run: ChaosRun): Verdict {
     );
   }
 
-  // Nothing kept per PR, run or delivery: what the JavaScript holds after a full garbage collection is judged, not
-  // RSS, which also counts the heap V8 grew under load and has not given back yet (and so depends on how busy the
-  // machine was more than on the service).
-  const liveLimit = run.before.live + settings.limits.liveGrowthBytes;
-  if (run.after.live > liveLimit) {
+  // Nothing kept per PR, run or delivery: the data the JavaScript holds after a full garbage collection is judged,
+  // not RSS, which also counts the heap V8 grew under load and has not given back yet (and so depends on how busy
+  // the machine was more than on the service). Compiled code is left out: how much the run adds depends on which
+  // paths the measured replica happened to take before the run.
+  const data = (memory: MemoryAfterGc) => memory.live - memory.code;
+  const dataLimit = data(run.before) + settings.limits.liveDataGrowthBytes;
+  if (data(run.after) > dataLimit) {
     violations.push(
-      `${run.measured.name}: ${mib(run.after.live)} live after a full garbage collection after the run (${mib(run.before.live)} before), limit ${mib(liveLimit)}`,
+      `${run.measured.name}: ${mib(data(run.after))} of data live after a full garbage collection after the run (${mib(data(run.before))} before), limit ${mib(dataLimit)}`,
     );
   }
 
@@ -205,7 +208,7 @@ export function judge(run: ChaosRun): Verdict {
     ],
     [
       "live after a full GC, before → after",
-      `${mib(run.before.live)} → ${mib(run.after.live)} (${run.measured.name}); limit ${mib(liveLimit)}`,
+      `data ${mib(data(run.before))} → ${mib(data(run.after))}, limit ${mib(dataLimit)}; code ${mib(run.before.code)} → ${mib(run.after.code)} (${run.measured.name})`,
     ],
     ["duration", `${seconds(run.durationMs)}${run.drained ? "" : " (drain time ran out)"}`],
   ];
