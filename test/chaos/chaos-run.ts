@@ -14,7 +14,7 @@ import { CiSimulator } from "../../src/sandbox/ci-simulator.ts";
 import { type GitHubServer, startGitHubServer } from "../../src/sandbox/github-server.ts";
 import { targetBranch, untruth } from "./pr-truth.ts";
 import { ProgressMonitor } from "./progress-monitor.ts";
-import { Replica } from "./replicas.ts";
+import { type MemoryAfterGc, Replica } from "./replicas.ts";
 import { ServiceApi } from "./service-api.ts";
 import type { ChaosSettings } from "./settings.ts";
 import { acknowledged, developer, type SubmittedPullRequest, Traffic } from "./traffic.ts";
@@ -38,8 +38,12 @@ export interface ChaosRun {
   readonly replicas: readonly Replica[];
   /** The replica never killed, whose memory is measured (on SQLite the one replica, restarted). */
   readonly measured: Replica;
+  /** The measured replica's RSS as it was, before and after the run. */
   readonly rssBefore: number;
   readonly rssAfter: number;
+  /** Then, after a full garbage collection. */
+  readonly before: MemoryAfterGc;
+  readonly after: MemoryAfterGc;
   /** When the traffic started, ms since the epoch. */
   readonly startedAt: number;
   /** From the first submission until every PR was final or the drain time ran out. */
@@ -67,11 +71,16 @@ function seededRandom(seed: number): () => number {
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
+    // The listener goes with the sleep: the fault loops sleep on one signal for the whole run.
+    const onAbort = () => {
       clearTimeout(timer);
       resolve();
-    });
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
@@ -126,6 +135,7 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
         env,
         cwd,
         settings.replicas.startTimeoutMs,
+        index === count - 1,
       );
       replicas.push(replica);
     }
@@ -179,9 +189,11 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
     );
     stopped.push(() => ci.stop());
 
-    // Warmed up (queues created, installation tokens fetched): the memory before the run.
+    // Warmed up (queues created, installation tokens fetched): the memory before the run. RSS first: the probe's
+    // collection shrinks the heap.
     await sleep(2_000);
     const rssBefore = measured.rssBytes();
+    const before = await measured.memoryAfterGc();
     courier.start();
     monitor.start();
     const started = Date.now();
@@ -226,9 +238,10 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
     monitor.stop();
     await courier.stop();
     ci.stop();
-    // Quiet for a moment: what is left in memory is what the process keeps.
+    // Quiet for a moment: work in flight finishes, so what is left in memory is what the process keeps.
     await sleep(3_000);
     const rssAfter = measured.rssBytes();
+    const after = await measured.memoryAfterGc();
 
     const readRecord = async (pr: SubmittedPullRequest) => {
       const [owner, name] = pr.repo.split("/");
@@ -267,6 +280,8 @@ export async function runChaos(dialect: Dialect, settings: ChaosSettings, seed: 
       measured,
       rssBefore,
       rssAfter,
+      before,
+      after,
       startedAt: started,
       durationMs,
       drained,

@@ -1,5 +1,6 @@
 // The service as `npm start` runs it (src/main.ts under tsx), as replicas on one database: each keeps its
-// port across restarts, can be killed with SIGKILL and started again, and reports its resident memory.
+// port across restarts, can be killed with SIGKILL and started again, and reports its resident memory; the
+// measured one also what its JavaScript holds after a full garbage collection (./heap-probe.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,7 +8,18 @@ import { pathToFileURL } from "node:url";
 
 const root = join(import.meta.dirname, "../..");
 const tsxLoader = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
+const heapProbe = pathToFileURL(join(import.meta.dirname, "heap-probe.ts")).href;
+/** A full collection of a heap of tens of MiB takes well under a second, even on a busy machine. */
+const heapProbeTimeoutMs = 30_000;
 const logTailBytes = 64 * 1024;
+
+export interface MemoryAfterGc {
+  /** The JavaScript heap in use and external buffers. */
+  readonly live: number;
+  /** Of `live`, the functions compiled so far (bytecode and machine code, with their metadata). */
+  readonly code: number;
+  readonly rss: number;
+}
 
 export class Replica {
   /** Killed by the test (SIGKILL), and exits nobody asked for. */
@@ -30,6 +42,8 @@ export class Replica {
     private readonly env: Readonly<Record<string, string>>,
     private readonly cwd: string,
     private readonly startTimeoutMs: number,
+    /** Started with the heap probe, so that memoryAfterGc can be asked. */
+    private readonly probed = false,
   ) {}
 
   get url(): string {
@@ -44,7 +58,9 @@ export class Replica {
   async start(): Promise<void> {
     this.stopping = false;
     this.starts += 1;
-    const child = spawn(process.execPath, ["--import", tsxLoader, join(root, "src/main.ts")], {
+    const probe = this.probed ? ["--expose-gc", "--import", heapProbe] : [];
+    const child = spawn(process.execPath, ["--import", tsxLoader, ...probe, join(root, "src/main.ts")], {
+      stdio: ["pipe", "pipe", "pipe", ...(this.probed ? ["ipc" as const] : [])],
       cwd: this.cwd,
       env: {
         PATH: process.env.PATH ?? "",
@@ -117,6 +133,32 @@ export class Replica {
     const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
     await exited;
     clearTimeout(timer);
+  }
+
+  /**
+   * The process's memory after a full garbage collection, in bytes.
+   */
+  async memoryAfterGc(): Promise<MemoryAfterGc> {
+    const child = this.child;
+    if (!this.probed || !child?.connected) throw new Error(`${this.name} runs no heap probe`);
+    return new Promise((resolve, reject) => {
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        child.off("message", onAnswer);
+        child.off("exit", onExit);
+        reject(new Error(`${this.name} ${why} before the heap probe answered`));
+      };
+      const onExit = () => fail("exited");
+      const timer = setTimeout(() => fail(`took ${heapProbeTimeoutMs} ms`), heapProbeTimeoutMs);
+      const onAnswer = (answer: MemoryAfterGc) => {
+        clearTimeout(timer);
+        child.off("exit", onExit);
+        resolve(answer);
+      };
+      child.once("message", onAnswer);
+      child.once("exit", onExit);
+      child.send("memory-after-gc");
+    });
   }
 
   /** The process's resident memory now (VmRSS), in bytes. */
