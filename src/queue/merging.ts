@@ -9,7 +9,7 @@ import { retireRun } from "./run-lifecycle.ts";
 import type { MergeInFlight, QueueState, TestRun } from "./state.ts";
 import { isTerminal } from "./state.ts";
 import { moveTargetOutside, rebuildAllRuns, rememberHead } from "./target-branch.ts";
-import { targetOfRun } from "./tested-content.ts";
+import { runContent, targetOfRun } from "./tested-content.ts";
 import { requirePr, transition } from "./transitions.ts";
 
 export interface MergePlan {
@@ -32,7 +32,7 @@ function planFor(state: QueueState, prNumber: number): MergePlan | null | undefi
   // PR of another lane tested with it may have merged from a run behind that did not hold it.
   const lastUnmerged = run?.prs.findLast((pr) => state.prs[pr.number]?.state !== "merged");
   if (run?.testBranchSha == null || lastUnmerged?.number !== prNumber) return undefined;
-  const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
+  const content = runContent(run);
   const waiting = content.map((number) => state.prs[number]?.state).filter((known) => known !== "merged");
   // A PR of its content left the queue (as the proof planner leaves it behind on a switch to parallel mode):
   // the run never merges; its PRs are tested again.

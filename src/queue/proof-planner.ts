@@ -25,7 +25,7 @@ import { endRun, inProgressRuns, retireRun } from "./run-lifecycle.ts";
 import { canStartRuns, startRun } from "./runs.ts";
 import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
 import { isTerminal } from "./state.ts";
-import { targetOfRun } from "./tested-content.ts";
+import { runContent, targetOfRun } from "./tested-content.ts";
 import { usesProofPlanner } from "./settings.ts";
 import { transition } from "./transitions.ts";
 
@@ -172,16 +172,26 @@ function onLandingLine(state: QueueState, run: TestRun): boolean {
   }
   const base = state.runs[run.baseRunId];
   if (base === undefined || run.basisSha !== state.target.basisSha) return false;
-  if (base.testBranchSha !== null && base.testBranchSha === state.target.headSha) return true;
-  const standing = base.status === "in_progress" || (base.status === "succeeded" && !base.branchDeleted);
-  return standing && onLandingLine(state, base);
+  const ahead = baseToLand(state, run);
+  return ahead === undefined || (standing(ahead) && onLandingLine(state, ahead));
+}
+
+/** The run a run was built on, while that one has not landed; undefined for a run on the target itself. */
+function baseToLand(state: QueueState, run: TestRun): TestRun | undefined {
+  const base = run.baseRunId === null ? undefined : state.runs[run.baseRunId];
+  return base === undefined || base.testBranchSha === state.target.headSha ? undefined : base;
+}
+
+/** In flight, or passed with its tested commit kept: it may still land. */
+function standing(run: TestRun): boolean {
+  return run.status === "in_progress" || (run.status === "succeeded" && !run.branchDeleted);
 }
 
 /** Whether a run in flight, or passed and not merged yet, would land every proven PR on the target as it is. */
 function provenCovered(state: QueueState, proven: readonly number[]): boolean {
   return Object.values(state.runs).some((run) => {
-    if (run.status !== "in_progress" && (run.status !== "succeeded" || run.branchDeleted)) return false;
-    const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
+    if (!standing(run)) return false;
+    const content = runContent(run);
     return proven.every((prNumber) => content.includes(prNumber)) && onLandingLine(state, run);
   });
 }
@@ -210,15 +220,14 @@ function landingOdds(state: QueueState, run: TestRun, rates: QueueRates): number
           unproven.map((pr) => probabilityBroken(pr, rates)),
           rates,
         );
-  const base = run.baseRunId === null ? undefined : state.runs[run.baseRunId];
-  const landed = base === undefined || base.testBranchSha === state.target.headSha;
-  return own * (landed ? 1 : landingOdds(state, base, rates));
+  const ahead = baseToLand(state, run);
+  return own * (ahead === undefined ? 1 : landingOdds(state, ahead, rates));
 }
 
 /** The first run of the chain a run is built on: it lands first. */
 function rootOf(state: QueueState, run: TestRun): TestRun {
-  const base = run.baseRunId === null ? undefined : state.runs[run.baseRunId];
-  return base === undefined || base.testBranchSha === state.target.headSha ? run : rootOf(state, base);
+  const ahead = baseToLand(state, run);
+  return ahead === undefined ? run : rootOf(state, ahead);
 }
 
 /**
@@ -230,11 +239,7 @@ function rootOf(state: QueueState, run: TestRun): TestRun {
  */
 function speculationBase(state: QueueState, rates: QueueRates): TestRun | undefined {
   // A run that passed and waits for the one it was built on to land is on the chain too: it lands next.
-  const line = Object.values(state.runs).filter(
-    (run) =>
-      (run.status === "in_progress" || (run.status === "succeeded" && !run.branchDeleted)) &&
-      onLandingLine(state, run),
-  );
+  const line = Object.values(state.runs).filter((run) => standing(run) && onLandingLine(state, run));
   const tails = line.filter((run) => !line.some((other) => other.baseRunId === run.id));
   const first = (a: TestRun, b: TestRun) => rootOf(state, a).startedAt - rootOf(state, b).startedAt;
   const tail = tails.sort(first)[0];
@@ -244,9 +249,7 @@ function speculationBase(state: QueueState, rates: QueueRates): TestRun | undefi
 
 /** What a run built on `base` stands on above the target: its content, less what has landed since it started. */
 function contentAbove(state: QueueState, base: TestRun): number[] {
-  return [...base.dependsOn, ...base.prs.map((pr) => pr.number)].filter(
-    (prNumber) => entry(state, prNumber).state !== "merged",
-  );
+  return runContent(base).filter((prNumber) => entry(state, prNumber).state !== "merged");
 }
 
 /** The PRs proven and waiting that a run on `base` does not hold: they ride along, to land with it. */

@@ -16,7 +16,7 @@ import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./
 import { attemptStartedAt, isStarted } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
 import { judgeRun, reportKey, supersedes } from "./status-reports.ts";
-import { targetOfRun } from "./tested-content.ts";
+import { runContent, targetOfRun } from "./tested-content.ts";
 import { requirePr, returnToWaiting, transition } from "./transitions.ts";
 
 const MINUTE_MS = 60_000;
@@ -302,9 +302,7 @@ function succeedRun(draft: QueueDraft, run: TestRun): void {
  * was tested on a base the stack has left behind.
  */
 function clearSuspects(draft: QueueDraft, run: TestRun): void {
-  const cleared = [...run.dependsOn, ...run.prs.map((pr) => pr.number)].filter(
-    (prNumber) => draft.pr(prNumber)?.sidelined === true,
-  );
+  const cleared = runContent(run).filter((prNumber) => draft.pr(prNumber)?.sidelined === true);
   for (const prNumber of cleared) {
     const pr = requirePr(draft, prNumber);
     // A part ahead still testing on the side: this pass, which holds all of it, answers for it.

@@ -14,6 +14,11 @@ export interface TargetOfRun {
   readonly prefixOfTestedCommit: boolean;
 }
 
+/** What a run tested on top of its base: the PRs it stands on (`dependsOn`), then its own, in order. */
+export function runContent(run: TestRun): number[] {
+  return [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
+}
+
 /** The PRs the queue merged since it had merged `from`, in merge order; null when one is no longer known. */
 function queueMergesSince(state: QueueState, from: number): readonly PullRequestEntry[] | null {
   const merged = Object.values(state.prs)
@@ -36,7 +41,7 @@ export function targetOfRun(state: QueueState, run: TestRun): TargetOfRun | null
   if (run.basisSha !== state.target.basisSha) return null;
   const mergedSince = queueMergesSince(state, run.mergeCountAtStart);
   if (mergedSince === null) return null;
-  const content = [...run.dependsOn, ...run.prs.map((pr) => pr.number)];
+  const content = runContent(run);
   const lane = content.flatMap((prNumber) => state.prs[prNumber] ?? []);
   if (lane.length !== content.length) return null;
   const merged = lane.filter((pr) => pr.state === "merged" && mergedSince.includes(pr));
