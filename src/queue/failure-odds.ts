@@ -82,7 +82,21 @@ export function probabilityBroken(pr: PullRequestEntry, rates: QueueRates): numb
         : (1 - HEAD_FAILURE_GIVEN_BROKEN) / (1 - flakeRate);
   }
   odds *= (1 / flakeRate) ** evidence.pinnedFailures;
+  // A run it failed with others still unproven: the odds that they, not it, broke it (docs/queue-policy.md#odds).
+  const narrowest = Math.min(...evidence.failedSets.map((set) => set.length));
+  if (Number.isFinite(narrowest)) odds /= failsWithoutIt(narrowest - 1, rates);
   return Number.isFinite(odds) ? odds / (1 + odds) : 1;
+}
+
+/**
+ * The probability that a run of a good PR and `others` unproven PRs fails all the same: one of them is broken
+ * (each at the queue's failure rate) or the run flaked. Only the narrowest of a PR's failed sets counts: they
+ * nest (a bisection's halves lie in their group), so their failures are not independent, and counting one
+ * understates the evidence but never overstates it. Set-aside sets do not count: their other PRs failed
+ * elsewhere, so they explain these failures better than the queue's failure rate says.
+ */
+function failsWithoutIt(others: number, { failureRate, flakeRate }: QueueRates): number {
+  return 1 - (1 - flakeRate) * (1 - failureRate) ** others;
 }
 
 /**

@@ -122,7 +122,7 @@ function suspectPlan(
   if (holders.some((member) => state.prs[member]?.state === "testing")) return null;
   const members = holders.filter((member) => waiting.has(member));
   if (members.length > 1) return { group: members.slice(0, Math.ceil(members.length / 2)), deferred: false };
-  const unresolved = failedSets.some((held) =>
+  const unresolved = [...failedSets, ...(evidenceOf(pr).setAside ?? [])].some((held) =>
     held.some((member) => member !== pr.number && !isTerminal(state.prs[member]?.state ?? "cancelled")),
   );
   return { group: [pr.number], deferred: unresolved };

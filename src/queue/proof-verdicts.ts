@@ -74,17 +74,40 @@ function clearSuspect(draft: QueueDraft, prNumber: number, why: string): void {
   returnToWaiting(draft, prNumber, "cleared_by_retest", why);
 }
 
+/** The failed sets of a PR that hold none of `prNumbers`. */
+function without(sets: readonly (readonly number[])[] | undefined, prNumbers: readonly number[]) {
+  return (sets ?? []).filter((set) => !set.some((member) => prNumbers.includes(member)));
+}
+
 /**
- * Another failure explains the failed sets, held by PRs outside `explained`, that overlap it (a part of the set
- * without them failed, or one of it failed for good): those PRs are no longer suspected for them.
+ * A part of the failed sets, held by PRs outside `explained`, that overlap it failed again: the failure most
+ * likely lies there, so those PRs are no longer suspected for them and go back among the fresh PRs. The sets
+ * stay with them, set aside: should the PRs that failed again be proven, they still point at them.
  */
-function explainOverlapping(draft: QueueDraft, explained: readonly number[], why: string): void {
+function setAsideOverlapping(draft: QueueDraft, explained: readonly number[], why: string): void {
   for (const prNumber of draft.state.line) {
     if (explained.includes(prNumber)) continue;
-    const { failedSets } = evidenceOf(requirePr(draft, prNumber));
-    const standing = failedSets.filter((set) => !set.some((member) => explained.includes(member)));
+    const { failedSets, setAside } = evidenceOf(requirePr(draft, prNumber));
+    const standing = without(failedSets, explained);
     if (standing.length === failedSets.length) continue;
-    amend(draft, prNumber, (evidence) => ({ ...evidence, failedSets: standing }));
+    const aside = failedSets.filter((set) => !standing.includes(set));
+    amend(draft, prNumber, (evidence) => ({
+      ...evidence,
+      failedSets: standing,
+      setAside: [...(setAside ?? []), ...aside],
+    }));
+    clearSuspect(draft, prNumber, why);
+  }
+}
+
+/** PRs failed for good explain every failure they were tested in: the others' sets holding them go. */
+function explainByFailure(draft: QueueDraft, failed: readonly number[], why: string): void {
+  for (const prNumber of draft.state.line) {
+    const { failedSets, setAside } = evidenceOf(requirePr(draft, prNumber));
+    const standing = without(failedSets, failed);
+    const aside = without(setAside, failed);
+    if (standing.length === failedSets.length && aside.length === (setAside ?? []).length) continue;
+    amend(draft, prNumber, (evidence) => ({ ...evidence, failedSets: standing, setAside: aside }));
     clearSuspect(draft, prNumber, why);
   }
 }
@@ -109,26 +132,39 @@ function decide(
       detail: `${detail} It failed ${pinned} runs that no other PR in them can explain.`,
     });
   }
-  if (rejected.length > 0) explainOverlapping(draft, rejected, `${numbered(rejected)} failed for good.`);
+  if (rejected.length > 0) explainByFailure(draft, rejected, `${numbered(rejected)} failed for good.`);
+}
+
+/** The sets less the PRs proven since, and how many were left with one PR alone: each a pinned failure. */
+function narrowed(sets: readonly (readonly number[])[] | undefined, proven: readonly number[]) {
+  const left = (sets ?? []).map((set) => set.filter((member) => !proven.includes(member)));
+  return { sets: left.filter((set) => set.length > 1), pins: left.filter((set) => set.length === 1).length };
 }
 
 /**
- * PRs proven since: each failed set holding them narrows to the others; a set left with one PR alone pins its
- * failure on it.
+ * PRs proven since: each failed set holding them, set aside or not, narrows to the others; a set left with one
+ * PR alone pins its failure on it (a fresh PR so pinned waits on the side to be retested).
  */
 function narrowSuspicions(draft: QueueDraft, proven: readonly number[], reason: TestFailureReason): void {
   const pinned: number[] = [];
+  const holds = (set: readonly number[]) => set.some((member) => proven.includes(member));
   for (const prNumber of draft.state.line) {
-    const { failedSets } = evidenceOf(requirePr(draft, prNumber));
-    if (!failedSets.some((set) => set.some((member) => proven.includes(member)))) continue;
-    const narrowed = failedSets.map((set) => set.filter((member) => !proven.includes(member)));
-    const pins = narrowed.filter((set) => set.length === 1).length;
+    const { failedSets, setAside } = evidenceOf(requirePr(draft, prNumber));
+    if (!failedSets.some(holds) && !(setAside ?? []).some(holds)) continue;
+    const suspected = narrowed(failedSets, proven);
+    const aside = narrowed(setAside, proven);
+    const pins = suspected.pins + aside.pins;
     amend(draft, prNumber, (evidence) => ({
       ...evidence,
-      failedSets: narrowed.filter((set) => set.length > 1),
+      failedSets: suspected.sets,
+      setAside: aside.sets,
       pinnedFailures: evidence.pinnedFailures + pins,
     }));
-    if (pins > 0) pinned.push(prNumber);
+    if (pins === 0) continue;
+    pinned.push(prNumber);
+    if (requirePr(draft, prNumber).state === "pending") {
+      awaitRetest(draft, prNumber, reason, `The others tested with it in a failed run passed since.`);
+    }
   }
   decide(draft, pinned, reason, `The others tested with it passed since (${numbered(proven)}).`);
 }
@@ -148,7 +184,12 @@ export function onProofRunPassed(draft: QueueDraft, run: TestRun): void {
   const newlyProven = [...ahead, ...members].filter((prNumber) => !isProven(requirePr(draft, prNumber)));
   for (const prNumber of ahead) {
     const pr = requirePr(draft, prNumber);
-    const evidence = { ...evidenceOf(pr), failedSets: [], passedRuns: evidenceOf(pr).passedRuns + 1 };
+    const evidence = {
+      ...evidenceOf(pr),
+      failedSets: [],
+      setAside: [],
+      passedRuns: evidenceOf(pr).passedRuns + 1,
+    };
     // Still testing in its own run, it is proven there (that run's result no longer matters).
     if (pr.state === "testing") patchPr(draft, prNumber, { passingRunId: run.id, evidence });
     else {
@@ -172,6 +213,7 @@ export function onProofRunPassed(draft: QueueDraft, run: TestRun): void {
         evidence: {
           ...evidenceOf(requirePr(draft, prNumber)),
           failedSets: [],
+          setAside: [],
           passedRuns: evidenceOf(requirePr(draft, prNumber)).passedRuns + 1,
         },
       },
@@ -207,7 +249,7 @@ export function onProofRunFailed(
       pinnedFailures: evidence.pinnedFailures + (alone ? 1 : 0),
     }));
   }
-  explainOverlapping(draft, unproven, `Run ${run.id} of ${numbered(unproven)} failed, which explains it.`);
+  setAsideOverlapping(draft, unproven, `Run ${run.id} of ${numbered(unproven)} failed, which explains it.`);
   const why = alone
     ? `${detail} It is retested before it fails.`
     : `${detail} Run ${run.id} tested ${numbered(unproven)} together; they are split and retested.`;
@@ -266,6 +308,7 @@ export function treatRunAsFlaked(
       failedRuns: Math.max(0, evidence.failedRuns - 1),
       // The run's own set (its group, less the PRs proven since) goes; so does the pin it made alone.
       failedSets: evidence.failedSets.filter((set) => !set.every((member) => group.includes(member))),
+      setAside: (evidence.setAside ?? []).filter((set) => !set.every((member) => group.includes(member))),
       pinnedFailures: Math.max(0, evidence.pinnedFailures - (alone ? 1 : 0)),
     }));
     clearSuspect(draft, prNumber, why);

@@ -115,6 +115,12 @@ export interface PrEvidence {
    * without it failed since). One narrowed down to itself alone becomes a pinned failure.
    */
   readonly failedSets: readonly (readonly number[])[];
+  /**
+   * Failed sets that another failure made unlikely to be its fault (a part of the set without it failed since),
+   * kept as evidence: they narrow like the others as PRs are proven, and one narrowed down to itself alone is a
+   * pinned failure all the same. Only a PR of the set failing for good explains them away. Absent: none.
+   */
+  readonly setAside?: readonly (readonly number[])[];
   /** Runs that held it unproven and failed, and that passed with it: its retest history. */
   readonly failedRuns: number;
   readonly passedRuns: number;

@@ -22,13 +22,16 @@ const rates: fc.Arbitrary<QueueRates> = fc.record({
   flakeRate: fc.double({ min: 0.01, max: 0.5, noNaN: true }),
 });
 
-function queuedPr(pinnedFailures: number, headChecks: HeadChecks | null): PullRequestEntry {
+function queuedPr(
+  pinnedFailures: number,
+  headChecks: HeadChecks | null,
+  failedSets: number[][] = [],
+  setAside: number[][] = [],
+): PullRequestEntry {
   const state = step(aQueue(), aPr(7), T0).state;
   const pr = state.prs[7]!;
-  return {
-    ...pr,
-    evidence: { pinnedFailures, failedSets: [], failedRuns: pinnedFailures, passedRuns: 0, headChecks },
-  };
+  const failedRuns = pinnedFailures + failedSets.length + setAside.length;
+  return { ...pr, evidence: { pinnedFailures, failedSets, setAside, failedRuns, passedRuns: 0, headChecks } };
 }
 
 describe("failure odds", () => {
@@ -63,6 +66,32 @@ describe("failure odds", () => {
     expect(shouldReject(queuedPr(3, null), seen)).toBe(true);
     expect(shouldReject(queuedPr(2, { headSha: "head-7", outcome: "failure" }), seen)).toBe(true);
     expect(probabilityBroken(queuedPr(3, null), seen)).toBeGreaterThanOrEqual(REJECT_CONFIDENCE);
+  });
+
+  it("count a failed run it shares with unproven PRs, the narrowest only, and not one set aside", () => {
+    const seen = { failureRate: 0.1, flakeRate: 0.05 };
+    const pair = [7, 8];
+    expect(shouldReject(queuedPr(2, null, [pair]), seen)).toBe(true);
+    expect(shouldReject(queuedPr(2, null, [[7, 8, 9, 10]]), seen)).toBe(false);
+    expect(shouldReject(queuedPr(2, null, [], [pair]), seen)).toBe(false);
+    // Nested sets (a group and its half) are not independent: they weigh as the half alone.
+    const nested = probabilityBroken(queuedPr(1, null, [[7, 8, 9, 10], pair]), seen);
+    expect(nested).toBe(probabilityBroken(queuedPr(1, null, [pair]), seen));
+    fc.assert(
+      fc.property(
+        rates,
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 2, max: 8 }),
+        (rate, pinned, size) => {
+          const set = Array.from({ length: size }, (_, index) => 7 + index);
+          const withSet = probabilityBroken(queuedPr(pinned, null, [set]), rate);
+          const without = probabilityBroken(queuedPr(pinned, null), rate);
+          expect(withSet).toBeGreaterThanOrEqual(without - ROUNDING);
+          // A failure shared with others weighs less than one only it explains.
+          expect(withSet).toBeLessThanOrEqual(probabilityBroken(queuedPr(pinned + 1, null), rate) + ROUNDING);
+        },
+      ),
+    );
   });
 
   it("size groups smaller as PRs fail more often, within the limit", () => {
