@@ -199,8 +199,11 @@ function provenCovered(state: QueueState, proven: readonly number[]): boolean {
 /**
  * How likely the landing line must be to land up to a run for new PRs to be tested on top of it (speculation):
  * below it, a group is tested on the target and the proven PRs, where its run proves it whatever happens ahead.
+ * While PRs wait for slots a run cancelled because the one below it failed costs a slot another group needed;
+ * with slots to spare it costs nothing, and a group that lands with the chain lands a CI run sooner.
  */
 export const SPECULATE_AT = 0.7;
+export const SPECULATE_AT_WITH_SLOTS_TO_SPARE = 0.3;
 
 /**
  * Whether the planner speculates: `separate_proof` with `pendingFailureDepth` ≥ 1, and `auto`.
@@ -232,19 +235,19 @@ function rootOf(state: QueueState, run: TestRun): TestRun {
 
 /**
  * The probable future to test new PRs on: the end of the one chain on the landing line, the chain whose first
- * run started first (it lands first), when it is likely enough to land (SPECULATE_AT). Every new group goes at
- * that chain's end, so that each lands right after the one before it, without a run of its own on a target that
- * moved. Other runs on the target only prove their groups: chains side by side would race, and all but one would
- * be built on a target gone by.
+ * run started first (it lands first), when it is likely enough to land (`threshold`: SPECULATE_AT, or lower
+ * with slots to spare). Every new group goes at that chain's end, so that each lands right after the one
+ * before it, without a run of its own on a target that moved. Other runs on the target only prove their
+ * groups: chains side by side would race, and all but one would be built on a target gone by.
  */
-function speculationBase(state: QueueState, rates: QueueRates): TestRun | undefined {
+function speculationBase(state: QueueState, rates: QueueRates, threshold: number): TestRun | undefined {
   // A run that passed and waits for the one it was built on to land is on the chain too: it lands next.
   const line = Object.values(state.runs).filter((run) => standing(run) && onLandingLine(state, run));
   const tails = line.filter((run) => !line.some((other) => other.baseRunId === run.id));
   const first = (a: TestRun, b: TestRun) => rootOf(state, a).startedAt - rootOf(state, b).startedAt;
   const tail = tails.sort(first)[0];
   if (tail === undefined || tail.testBranchSha === null) return undefined;
-  return landingOdds(state, tail, rates) >= SPECULATE_AT ? tail : undefined;
+  return landingOdds(state, tail, rates) >= threshold ? tail : undefined;
 }
 
 /** What a run built on `base` stands on above the target: its content, less what has landed since it started. */
@@ -280,11 +283,14 @@ export function startProofRuns(draft: QueueDraft): void {
   let slots = draft.state.settings.concurrency - inProgressRuns(draft.state).length;
   if (slots <= 0) return;
   const rates = queueRates(draft.state);
+  const spare = candidates(draft.state, draft.now).length <= slots;
+  const threshold = spare ? SPECULATE_AT_WITH_SLOTS_TO_SPARE : SPECULATE_AT;
   while (slots > 0) {
     const group = nextGroup(draft.state, rates, slots, draft.now);
     if (group === null) break;
     const fresh = !group.some((prNumber) => isSuspect(entry(draft.state, prNumber)));
-    const onRun = fresh && speculates(draft.state) ? speculationBase(draft.state, rates) : undefined;
+    const onRun =
+      fresh && speculates(draft.state) ? speculationBase(draft.state, rates, threshold) : undefined;
     const dependsOn = onRun === undefined ? provenPrs(draft.state) : contentAbove(draft.state, onRun);
     const members = onRun === undefined ? group : [...provenLeftOut(draft.state, dependsOn), ...group];
     startPlannedRun(draft, members, dependsOn, onRun);
@@ -295,7 +301,7 @@ export function startProofRuns(draft: QueueDraft): void {
     (prNumber) => !heldBack(draft.state, entry(draft.state, prNumber), draft.now),
   );
   if (slots > 0 && proven.length > 0 && withinBudget && !provenCovered(draft.state, provenPrs(draft.state))) {
-    const onRun = speculates(draft.state) ? speculationBase(draft.state, rates) : undefined;
+    const onRun = speculates(draft.state) ? speculationBase(draft.state, rates, threshold) : undefined;
     const dependsOn = onRun === undefined ? [] : contentAbove(draft.state, onRun);
     startPlannedRun(
       draft,
