@@ -104,13 +104,15 @@ interface SuspectPlan {
 }
 
 /**
- * A suspect's next run: the first half of the waiting holders of its narrowest failed set (null while a part of
- * that set is testing: the rest waits for its answer), or itself alone.
+ * A suspect's next run: the first half of the waiting holders of its narrowest failed set, or itself alone.
+ * While a part of that set is testing the rest waits for its answer (null), unless slots are to spare: then the
+ * rest is tested at once, beside it, which costs a run nobody else needed and saves a CI cycle.
  */
 function suspectPlan(
   state: QueueState,
   pr: PullRequestEntry,
   waiting: ReadonlySet<number>,
+  spare: boolean,
 ): SuspectPlan | null {
   const { failedSets } = evidenceOf(pr);
   const set = [...failedSets].sort((a, b) => a.length - b.length)[0];
@@ -119,8 +121,10 @@ function suspectPlan(
     const other = state.prs[member];
     return other !== undefined && evidenceOf(other).failedSets.some((held) => sameSet(held, set));
   });
-  if (holders.some((member) => state.prs[member]?.state === "testing")) return null;
   const members = holders.filter((member) => waiting.has(member));
+  if (holders.some((member) => state.prs[member]?.state === "testing")) {
+    return spare && members.length > 0 ? { group: members, deferred: false } : null;
+  }
   if (members.length > 1) return { group: members.slice(0, Math.ceil(members.length / 2)), deferred: false };
   const unresolved = [...failedSets, ...(evidenceOf(pr).setAside ?? [])].some((held) =>
     held.some((member) => member !== pr.number && !isTerminal(state.prs[member]?.state ?? "cancelled")),
@@ -141,7 +145,7 @@ export function nextGroup(state: QueueState, rates: QueueRates, slots: number, n
   let deferred: number[] | null = null;
   for (const pr of waiting) {
     if (isSuspect(pr)) {
-      const plan = suspectPlan(state, pr, waitingNumbers);
+      const plan = suspectPlan(state, pr, waitingNumbers, waiting.length <= slots);
       if (plan === null) continue;
       if (!plan.deferred) return plan.group;
       deferred ??= plan.group;

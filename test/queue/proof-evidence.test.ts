@@ -51,4 +51,22 @@ describe("proof planner evidence", () => {
     expect(queue.stateOf(1)).toBe("failed");
     expect(queue.pr(3).evidence?.setAside ?? []).toEqual([]);
   });
+
+  it("tests both halves of a failed group at once while slots are to spare, one after the other when PRs wait", () => {
+    const inFours = { ...inPairs, batchingMinSize: 4, concurrency: 4 };
+    const resume = { type: "queue_updated", settings: {}, status: "running" } as const;
+    const idle = aScenario(inFours, "paused").submit(1, 2, 3, 4);
+    idle.on(resume);
+    idle.failRun(1, 2, 3, 4);
+    expect(idle.inFlight("main")).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+
+    const busy = aScenario(inFours, "paused").submit(1, 2, 3, 4, 5, 6, 7, 8, 9);
+    busy.on(resume);
+    busy.failRun(1, 2, 3, 4);
+    expect(busy.inFlight("main")).toContainEqual([1, 2]);
+    expect(busy.inFlight("main").flat()).not.toContain(3);
+  });
 });
