@@ -20,17 +20,23 @@ interface PinoInternals {
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const needsEscaping = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** Whether `text` goes into JSON as it is, between quotes; most text (a path, a user agent) does. */
+export function isPlain(text: string): boolean {
+  return !needsEscaping.test(text);
+}
+
 /**
- * `text` as a JSON string, exactly as JSON.stringify writes it; most text (a path, a user agent) needs no escaping
- * and is only quoted. Unlike pino's own short-string path, a lone surrogate is escaped, so the line stays valid UTF-8.
+ * `text` as a JSON string, exactly as JSON.stringify writes it. Unlike pino's own short-string path, a lone surrogate
+ * is escaped, so the line stays valid UTF-8.
  */
 export function jsonString(text: string): string {
-  return needsEscaping.test(text) ? JSON.stringify(text) : `"${text}"`;
+  return isPlain(text) ? `"${text}"` : JSON.stringify(text);
 }
 
 /**
  * Writes `{"level":…,"time":…<the logger's bindings><fields>,"msg":<message>}` to the logger's destination, as
- * `logger[level](fieldsObject, message)` would. `fields` is the fields' JSON, each preceded by a comma. The caller
+ * `logger[level](fieldsObject, message)` would. `fields` is the fields' JSON, each preceded by a comma, and
+ * `message` the message's JSON (jsonString), so that a caller that knows its text is plain need not check it. The caller
  * checks the level first (logger.isLevelEnabled), as pino does before building a line. Pino's hooks (mixin,
  * formatters.log, hooks.streamWrite) and serializers are not run: the service's logger (logger.ts) sets none.
  */
@@ -43,5 +49,5 @@ export function pinoLineWriter(logger: Logger): (level: number, fields: string, 
   const messageKey = `,${jsonString(internals[symbols.messageKeySym])}:`;
   const end = internals[symbols.endSym];
   return (level, fields, message) =>
-    destination.write(levels[level] + time() + bindings + fields + messageKey + jsonString(message) + end);
+    destination.write(levels[level] + time() + bindings + fields + messageKey + message + end);
 }

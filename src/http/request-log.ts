@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { jsonString, pinoLineWriter } from "./pino-line.ts";
+import { isPlain, jsonString, pinoLineWriter } from "./pino-line.ts";
 
 const requestIdKey = Symbol("requestId");
 type IdentifiedRequest = IncomingMessage & { [requestIdKey]?: string };
@@ -96,16 +96,18 @@ export function requestLogger(log: Logger): (req: IncomingMessage, res: ServerRe
   function logResponse(this: TimedResponse): void {
     const req = this.req;
     const status = this.statusCode;
-    const responseTime = Math.round((performance.now() - (this[startedKey] as number)) * 10) / 10;
+    const responseTime = String(Math.round((performance.now() - (this[startedKey] as number)) * 10) / 10);
+    // The method is one node's parser knows and the id is plain by construction (requestIdOf): neither needs escaping.
     const method = req.method ?? "";
     const url = loggableUrl(req.url ?? "");
+    const plainUrl = isPlain(url);
     const userAgent = req.headers["user-agent"];
     const fields =
-      `,"reqId":${jsonString(requestIdOf(req))},"method":${jsonString(method)},"url":${jsonString(url)}` +
+      `,"reqId":"${requestIdOf(req)}","method":"${method}","url":${plainUrl ? `"${url}"` : JSON.stringify(url)}` +
       `,"statusCode":${status},"responseTime":${responseTime}` +
       (userAgent === undefined ? "" : `,"userAgent":${jsonString(userAgent.slice(0, userAgentLength))}`);
-    const outcome = this.writableFinished ? status : "aborted";
-    writeLine(status >= 500 ? error : info, fields, `${method} ${url} ${outcome} - ${responseTime}ms`);
+    const message = `${method} ${url} ${this.writableFinished ? status : "aborted"} - ${responseTime}ms`;
+    writeLine(status >= 500 ? error : info, fields, plainUrl ? `"${message}"` : JSON.stringify(message));
   }
   return (_req, res) => {
     if (!http.isLevelEnabled("info")) return;

@@ -62,9 +62,9 @@ describe("pinoLineWriter", () => {
       `,"reqId":${jsonString(fields.reqId)},"method":"GET","url":${jsonString(fields.url)}` +
       `,"statusCode":500,"responseTime":12.5,"userAgent":${jsonString(fields.userAgent)}`;
     http.error(fields, 'GET /x "quoted" 500');
-    pinoLineWriter(http)(http.levels.values.error!, serialised, 'GET /x "quoted" 500');
+    pinoLineWriter(http)(http.levels.values.error!, serialised, jsonString('GET /x "quoted" 500'));
     http.info("plain");
-    pinoLineWriter(http)(http.levels.values.info!, "", "plain");
+    pinoLineWriter(http)(http.levels.values.info!, "", jsonString("plain"));
     expect(lines).toHaveLength(4);
     expect(lines[1]).toBe(lines[0]);
     expect(lines[3]).toBe(lines[2]);
