@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { isPlain, jsonString, pinoLineWriter } from "./pino-line.ts";
 
 const requestIdKey = Symbol("requestId");
 type IdentifiedRequest = IncomingMessage & { [requestIdKey]?: string };
@@ -42,21 +43,36 @@ function chosenId(header: string | string[] | undefined): string | undefined {
 /** The URL as logged: the path as sent, and each query parameter whose name suggests a secret without its value. */
 export function loggableUrl(url: string): string {
   const query = url.indexOf("?");
-  const bounded = (text: string) => (text.length > urlLength ? `${text.slice(0, urlLength)}…` : text);
-  if (query < 0) return bounded(url);
-  const parameters = url
-    .slice(query + 1)
-    .split("&")
-    .map((parameter) => {
-      const equals = parameter.indexOf("=");
-      if (equals < 0) return parameter;
-      const name = parameter.slice(0, equals);
-      return secretParameter.test(safeDecode(name)) ? `${name}=[REDACTED]` : parameter;
-    });
-  return bounded(`${url.slice(0, query)}?${parameters.join("&")}`);
+  // Most queries name no secret (no name can then match either): they are logged as they are, without being taken apart.
+  if (query < 0 || !mayNameSecret(url, query)) return bounded(url);
+  let logged = url.slice(0, query + 1);
+  for (let start = query + 1; start <= url.length;) {
+    const next = url.indexOf("&", start);
+    const end = next < 0 ? url.length : next;
+    const equals = url.indexOf("=", start);
+    const named = equals >= 0 && equals < end;
+    logged +=
+      named && secretParameter.test(safeDecode(url.slice(start, equals)))
+        ? `${url.slice(start, equals)}=[REDACTED]`
+        : url.slice(start, end);
+    if (next >= 0) logged += "&";
+    start = end + 1;
+  }
+  return bounded(logged);
+}
+
+/** Whether a parameter of the query that starts at `query` may name a secret: one percent-encoded may, whatever it says. */
+function mayNameSecret(url: string, query: number): boolean {
+  const parameters = url.slice(query + 1);
+  return parameters.includes("%") || secretParameter.test(parameters);
+}
+
+function bounded(text: string): string {
+  return text.length > urlLength ? `${text.slice(0, urlLength)}…` : text;
 }
 
 function safeDecode(text: string): string {
+  if (!text.includes("%")) return text;
   try {
     return decodeURIComponent(text);
   } catch {
@@ -69,33 +85,34 @@ const startedKey = Symbol("started");
 type TimedResponse = ServerResponse & { [startedKey]?: number };
 
 /**
- * Logs each request once its response is done (or abandoned), at info, or error for a 5xx. Nothing is done per
- * request when the level is above info. One listener function serves every response (no closure per request).
+ * Logs each request once its response is done (or abandoned), at info, or error for a 5xx, as a pino line with the
+ * logger's bindings and `name: "http"`. Nothing is done per request when the level is above info. One listener
+ * function serves every response (no closure per request), and the line is built as a string (pino-line.ts).
  */
 export function requestLogger(log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   const http = log.child({ name: "http" });
+  const writeLine = pinoLineWriter(http);
+  const { info, error } = http.levels.values as { info: number; error: number };
   function logResponse(this: TimedResponse): void {
     const req = this.req;
     const status = this.statusCode;
-    const responseTime = Math.round((performance.now() - (this[startedKey] as number)) * 10) / 10;
+    const responseTime = String(Math.round((performance.now() - (this[startedKey] as number)) * 10) / 10);
+    // The method is one node's parser knows and the id is plain by construction (requestIdOf): neither needs escaping.
+    const method = req.method ?? "";
     const url = loggableUrl(req.url ?? "");
+    const plainUrl = isPlain(url);
     const userAgent = req.headers["user-agent"];
-    const line = {
-      reqId: requestIdOf(req),
-      method: req.method,
-      url,
-      statusCode: status,
-      responseTime,
-      userAgent: userAgent === undefined ? undefined : userAgent.slice(0, userAgentLength),
-    };
-    const outcome = this.writableFinished ? String(status) : "aborted";
-    const message = `${req.method} ${url} ${outcome} - ${responseTime}ms`;
-    if (status >= 500) http.error(line, message);
-    else http.info(line, message);
+    const fields =
+      `,"reqId":"${requestIdOf(req)}","method":"${method}","url":${plainUrl ? `"${url}"` : JSON.stringify(url)}` +
+      `,"statusCode":${status},"responseTime":${responseTime}` +
+      (userAgent === undefined ? "" : `,"userAgent":${jsonString(userAgent.slice(0, userAgentLength))}`);
+    const message = `${method} ${url} ${this.writableFinished ? status : "aborted"} - ${responseTime}ms`;
+    writeLine(status >= 500 ? error : info, fields, plainUrl ? `"${message}"` : JSON.stringify(message));
   }
   return (_req, res) => {
     if (!http.isLevelEnabled("info")) return;
     (res as TimedResponse)[startedKey] = performance.now();
-    res.once("close", logResponse);
+    // A response emits "close" once, whether it was sent or abandoned: no need for once()'s wrapper.
+    res.on("close", logResponse);
   };
 }

@@ -1,6 +1,6 @@
 // The request logger writes the allow-listed fields of each request and nothing else: no header it was not told
 // to write, no secret query value. Driven through a real node:http server and pino writing JSON to memory.
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
@@ -26,6 +26,14 @@ describe("loggableUrl", () => {
       expect(loggableUrl(`/x?${name}=hunter2`)).toBe(`/x?${name}=[REDACTED]`);
     }
     expect(loggableUrl("/x?flag&token=")).toBe("/x?flag&token=[REDACTED]");
+  });
+
+  it("masks by the parameter's name only, and keeps the query's shape", () => {
+    expect(loggableUrl("/x?page=2&sort=name")).toBe("/x?page=2&sort=name");
+    expect(loggableUrl("/x?q=token&tokens=a=b")).toBe("/x?q=token&tokens=[REDACTED]");
+    expect(loggableUrl("/x?a&&b=1&")).toBe("/x?a&&b=1&");
+    expect(loggableUrl("/x?")).toBe("/x?");
+    expect(loggableUrl("/x?%zz=1&%74oken=2")).toBe("/x?%zz=1&%74oken=[REDACTED]");
   });
 
   it("bounds a very long URL", () => {
@@ -55,6 +63,8 @@ describe("the request logger", () => {
     const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
     return { url, lines };
   }
+
+  const addressOf = (url: string) => ({ host: new URL(url).hostname, port: new URL(url).port });
 
   const secretHeaders = {
     "x-api-token": "sy_0123456789abcdef_secret-token",
@@ -100,6 +110,24 @@ describe("the request logger", () => {
       userAgent: "switchyard-cli/1.0",
     });
     expect(JSON.stringify(line)).not.toMatch(/secret/);
+  });
+
+  it("keeps a hostile user agent and URL inside their own fields", async () => {
+    const { url, lines } = await serveLogged("info");
+    const userAgent = 'evil\\" ,"level":60,"msg":"forged \u00e9';
+    // Sent as is (fetch would percent-encode the quotes): node's parser accepts quotes and backslashes in a path.
+    const path = '/x/"q"\\?a="b"&api_key=k\\"';
+    await new Promise((resolve, reject) =>
+      request({ ...addressOf(url), path, headers: { "user-agent": userAgent } }, (res) =>
+        res.resume().on("end", resolve),
+      )
+        .on("error", reject)
+        .end(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const logged = '/x/"q"\\?a="b"&api_key=[REDACTED]';
+    expect(lines).toMatchObject([{ level: 30, userAgent, url: logged }]);
+    expect(lines[0]!.msg).toBe(`GET ${logged} 200 - ${lines[0]!.responseTime}ms`);
   });
 
   it("writes a 5xx at error, and nothing at all above info", async () => {
