@@ -1,7 +1,7 @@
 // What ingestion stores of a batch of test cases (docs/test-health.md#uploading-results-from-ci, #test-identity): the batch's distinct tests, each with its id
 // and every attempt of every test case element with that id. Computed by the thread that reads the reports (see
 // report-reader.ts) and sent to the thread that writes them in columns: a few strings and typed arrays cross
-// between threads for a small part of what 2,000 objects would cost to copy and collect.
+// between threads for a small part of what 500 objects would cost to copy and collect.
 import {
   type RepoRef,
   relativeFilePath,
