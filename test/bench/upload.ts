@@ -11,7 +11,7 @@
 // GitHub is never contacted: the upload tells its default branch and CODEOWNERS.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { READER_IDLE_MS } from "../../src/test-reports/report-reader.ts";
 import { uploadReports } from "../../src/cli/upload-client.ts";
@@ -140,6 +140,11 @@ async function main(): Promise<void> {
       `service RSS 5 s after the uploads: ${settled.toFixed(1)} MiB = ${(settled / idle).toFixed(2)}× idle; ` +
         `${(5 + READER_IDLE_MS / 1000).toFixed(0)} s after (the idle reader thread stopped): ` +
         `${readerStopped.toFixed(1)} MiB = ${(readerStopped / idle).toFixed(2)}× idle`,
+    );
+    console.log(
+      `load average at the end (1, 5, 15 min): ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(", ")}`,
     );
   } finally {
     await stop(service);
