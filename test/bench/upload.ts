@@ -7,7 +7,8 @@
 // it also starts the reader thread and the key cache) and the next (every test known, the steady state of CI).
 // The service's RSS is read from outside (/proc/<pid>): at idle, its peak during each upload (VmHWM, reset just
 // before), 5 s after, and once the idle reader thread has stopped. Each rate is also given per CPU second (the service's threads, the baseline's process),
-// the figure to trust on a busy machine. BENCH_UPLOAD_CASES sets the report's size.
+// the figure to trust on a busy machine. BENCH_UPLOAD_CASES sets the report's size. The service inherits the
+// environment: MALLOC_ARENA_MAX (glibc), which decides how much freed memory the process keeps, is printed.
 // GitHub is never contacted: the upload tells its default branch and CODEOWNERS.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -111,7 +112,8 @@ async function main(): Promise<void> {
     console.log("\nSwitchyard upload benchmark (service from dist, SQLite, loopback, this machine)");
     console.log(
       `report: ${figure(cases)} test cases, ${(reportBytes / MiB).toFixed(1)} MiB, sent by switchyard upload's client; ` +
-        `service: node dist/src/main.js, default log level, output to a file`,
+        `service: node dist/src/main.js, default log level, output to a file; glibc's malloc arenas: ` +
+        `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? "unset (the default: one per thread, up to 8 per core)"}`,
     );
     console.log(
       `bare saxes parse building records (own process): ${figure(parseRate)} results/s ` +
