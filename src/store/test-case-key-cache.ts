@@ -18,14 +18,15 @@ function hexWord(text: string, start: number, end: number): number {
   return word;
 }
 
-/** The four 32-bit words of a UUID's 32 hexadecimal digits (8-4-4-4-12: dashes at 8, 13, 18 and 23). */
-function idWords(id: string): [number, number, number, number] {
-  return [
-    hexWord(id, 0, 8),
-    (hexWord(id, 9, 13) << 16) | hexWord(id, 14, 18),
-    (hexWord(id, 19, 23) << 16) | hexWord(id, 24, 28),
-    hexWord(id, 28, 36),
-  ];
+/**
+ * The four 32-bit words of a UUID's 32 hexadecimal digits (8-4-4-4-12: dashes at 8, 13, 18 and 23), written into
+ * `words`: every test case of an upload is looked up, and an array per look-up was garbage to collect.
+ */
+function readIdWords(id: string, words: Int32Array): void {
+  words[0] = hexWord(id, 0, 8);
+  words[1] = (hexWord(id, 9, 13) << 16) | hexWord(id, 14, 18);
+  words[2] = (hexWord(id, 19, 23) << 16) | hexWord(id, 24, 28);
+  words[3] = hexWord(id, 28, 36);
 }
 
 /**
@@ -53,6 +54,8 @@ export class TestCaseKeyCache {
   private oldest = 0;
   private size = 0;
   private since = Number.NEGATIVE_INFINITY;
+  /** The words of the id being looked up. */
+  private readonly id = new Int32Array(4);
 
   constructor(capacity = KEY_CACHE_CAPACITY) {
     this.capacity = capacity;
@@ -73,19 +76,20 @@ export class TestCaseKeyCache {
   }
 
   get(id: string): number | undefined {
-    const slot = this.find(...idWords(id));
+    readIdWords(id, this.id);
+    const slot = this.findId();
     return slot < 0 ? undefined : this.keys[slot];
   }
 
   /** When full, the id learnt first goes. */
   remember(id: string, key: number): void {
-    const [a, b, c, d] = idWords(id);
-    if (this.find(a, b, c, d) >= 0) return;
+    readIdWords(id, this.id);
+    if (this.findId() >= 0) return;
     if (this.size === this.capacity) this.evictOldest();
-    const slot = -1 - this.find(a, b, c, d);
-    this.put(this.words, slot, a, b, c, d);
+    const slot = -1 - this.findId();
+    this.words.set(this.id, 4 * slot);
     this.keys[slot] = key;
-    this.put(this.learnt, (this.oldest + this.size) % this.capacity, a, b, c, d);
+    this.learnt.set(this.id, 4 * ((this.oldest + this.size) % this.capacity));
     this.size++;
   }
 
@@ -93,6 +97,12 @@ export class TestCaseKeyCache {
     this.keys.fill(0);
     this.oldest = 0;
     this.size = 0;
+  }
+
+  /** {@link find} for the id in `this.id`. */
+  private findId(): number {
+    const { id } = this;
+    return this.find(id[0] as number, id[1] as number, id[2] as number, id[3] as number);
   }
 
   /** The slot holding the id; else -1 - the free slot where the look-up ended. */
@@ -103,13 +113,6 @@ export class TestCaseKeyCache {
       const at = 4 * slot;
       if (words[at] === a && words[at + 1] === b && words[at + 2] === c && words[at + 3] === d) return slot;
     }
-  }
-
-  private put(table: Int32Array, index: number, a: number, b: number, c: number, d: number): void {
-    table[4 * index] = a;
-    table[4 * index + 1] = b;
-    table[4 * index + 2] = c;
-    table[4 * index + 3] = d;
   }
 
   private evictOldest(): void {

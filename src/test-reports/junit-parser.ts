@@ -39,6 +39,14 @@ type Frame =
   | { kind: "result" }
   | { kind: "ignored" };
 
+// Most test cases ran once and passed (or were skipped): they share their attempts, which nobody changes.
+const PASSED_ONCE: readonly TestAttempt[] = Object.freeze([
+  Object.freeze({ outcome: "passed", failure: null }),
+]);
+const SKIPPED_ONCE: readonly TestAttempt[] = Object.freeze([
+  Object.freeze({ outcome: "skipped", failure: null }),
+]);
+
 // The frames without data are shared: a report opens several elements per test case.
 const CONTAINER: Frame = { kind: "container" };
 const CASE: Frame = { kind: "case" };
@@ -267,7 +275,7 @@ export class JunitDocumentParser {
     this.previousCase = builder;
     if (builder === null || isJestLoadErrorEcho(builder, previous)) return;
     const { primary, reruns, flakes } = builder;
-    let attempts: TestAttempt[];
+    let attempts: readonly TestAttempt[];
     let failure: FailureDetails | null = null;
     if (primary !== null || reruns.length > 0) {
       const failures = primary === null ? reruns : [primary, ...reruns];
@@ -275,10 +283,12 @@ export class JunitDocumentParser {
       failure = failures[0] ?? null;
     } else if (flakes.length > 0) {
       // Surefire's flaky test: every listed run failed, and the last run, which the element stands for, passed.
-      attempts = flakes.map((details): TestAttempt => ({ outcome: "failed", failure: details }));
-      attempts.push({ outcome: "passed", failure: null });
+      attempts = [
+        ...flakes.map((details): TestAttempt => ({ outcome: "failed", failure: details })),
+        PASSED_ONCE[0] as TestAttempt,
+      ];
     } else {
-      attempts = [{ outcome: builder.skipped ? "skipped" : "passed", failure: null }];
+      attempts = builder.skipped ? SKIPPED_ONCE : PASSED_ONCE;
     }
     this.onTestCase({
       name: builder.name,

@@ -39,7 +39,7 @@ export interface ParsedTestCase {
   /** The failure behind a `failed` outcome (the first `failure` or `error` element), else null. */
   failure: FailureDetails | null;
   /** Every execution in order, at least one; the last one's outcome is `outcome`. */
-  attempts: TestAttempt[];
+  attempts: readonly TestAttempt[];
 }
 
 export class JunitParseError extends Error {

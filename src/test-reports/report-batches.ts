@@ -1,7 +1,7 @@
 // What ingestion stores of a batch of test cases (docs/test-health.md#uploading-results-from-ci, #test-identity): the batch's distinct tests, each with its id
 // and every attempt of every test case element with that id. Computed by the thread that reads the reports (see
 // report-reader.ts) and sent to the thread that writes them in columns: a few strings and typed arrays cross
-// between threads for a small part of what 2,000 objects would cost to copy and collect.
+// between threads for a small part of what 500 objects would cost to copy and collect.
 import {
   type RepoRef,
   relativeFilePath,
@@ -95,15 +95,6 @@ export function isFailure(outcome: number): boolean {
   return outcome === FAILED;
 }
 
-interface GroupedTest {
-  id: string;
-  identity: TestIdentity;
-  outcomes: number[];
-  seqs: number[];
-  summaries: string[];
-  failedFinally: boolean;
-}
-
 /** What identifies the tests of an upload besides each test case's own attributes. */
 export interface UploadIdentity {
   repository: RepoRef;
@@ -112,65 +103,78 @@ export interface UploadIdentity {
   repoRoot: string | null;
 }
 
-/** Groups a batch of parsed test cases by id; their attempts are numbered from `firstSeq`. */
+/**
+ * Groups a batch of parsed test cases by id; their attempts are numbered from `firstSeq`. The columns are filled
+ * in place, without an object or array per test: on the reader thread, building and collecting those took as long
+ * as parsing the XML.
+ */
 export function readBatch(
   testCases: readonly ParsedTestCase[],
   { repository, variant, repoRoot }: UploadIdentity,
   firstSeq: number,
 ): ReadBatch {
-  const tests = new Map<string, GroupedTest>();
-  let seq = firstSeq;
+  // First the tests: each test case's test, and each test's attempt count (a test repeated in the batch gathers
+  // the attempts of all its test case elements).
+  const testOfCase = new Int32Array(testCases.length);
+  const byId = new Map<string, number>();
+  const ids: string[] = [];
+  const identities: string[] = [];
+  const attemptCounts: number[] = [];
   let attempts = 0;
-  for (const testCase of testCases) {
+  for (const [index, testCase] of testCases.entries()) {
     const { name, classname, parent } = testCase;
     const filePath = relativeFilePath(testCase.filePath, repoRoot);
     const id = testCaseId(repository, { filePath, classname, parent, name, variant });
-    let test = tests.get(id);
+    let test = byId.get(id);
     if (test === undefined) {
-      const identity = { name, classname, parent, filePath };
-      test = { id, identity, outcomes: [], seqs: [], summaries: [], failedFinally: false };
-      tests.set(id, test);
+      test = ids.length;
+      byId.set(id, test);
+      ids.push(id);
+      identities.push(name, classname, parent, filePath);
+      attemptCounts.push(0);
     }
+    testOfCase[index] = test;
+    attemptCounts[test] = (attemptCounts[test] as number) + testCase.attempts.length;
+    attempts += testCase.attempts.length;
+  }
+  const attemptEnds = new Int32Array(ids.length);
+  // Where each test's next attempt goes.
+  const next = new Int32Array(ids.length);
+  let end = 0;
+  for (const [test, count] of attemptCounts.entries()) {
+    next[test] = end;
+    end += count;
+    attemptEnds[test] = end;
+  }
+  // Then the attempts, each at its test's next place; seqs follow the order of the report.
+  const outcomes = new Uint8Array(attempts);
+  const seqs = new Int32Array(attempts);
+  const failedFinally = new Uint8Array(ids.length);
+  const summaryAt = new Map<number, string>();
+  let seq = firstSeq;
+  for (const [index, testCase] of testCases.entries()) {
+    const test = testOfCase[index] as number;
     for (const attempt of testCase.attempts) {
-      test.outcomes.push(OUTCOMES.indexOf(attempt.outcome));
-      test.seqs.push(seq++);
-      attempts++;
+      const at = next[test] as number;
+      next[test] = at + 1;
+      outcomes[at] = OUTCOMES.indexOf(attempt.outcome);
+      seqs[at] = seq++;
       if (attempt.outcome === "failed") {
-        test.summaries.push(summarizeFailure(attempt.failure ?? { kind: "failure", message: "", text: "" }));
+        summaryAt.set(at, summarizeFailure(attempt.failure ?? { kind: "failure", message: "", text: "" }));
       }
     }
-    if (testCase.outcome === "failed") test.failedFinally = true;
+    if (testCase.outcome === "failed") failedFinally[test] = 1;
   }
-  return columns([...tests.values()], attempts, testCases.length);
-}
-
-function columns(tests: readonly GroupedTest[], attempts: number, testCases: number): ReadBatch {
-  const ids: string[] = [];
-  const identities: string[] = [];
-  const summaries: string[] = [];
-  const batch = {
-    attemptEnds: new Int32Array(tests.length),
-    outcomes: new Uint8Array(attempts),
-    seqs: new Int32Array(attempts),
-    failedFinally: new Uint8Array(tests.length),
-  };
-  let attempt = 0;
-  for (const [index, test] of tests.entries()) {
-    const { name, classname, parent, filePath } = test.identity;
-    ids.push(test.id);
-    identities.push(name, classname, parent, filePath);
-    summaries.push(...test.summaries);
-    batch.outcomes.set(test.outcomes, attempt);
-    batch.seqs.set(test.seqs, attempt);
-    attempt += test.outcomes.length;
-    batch.attemptEnds[index] = attempt;
-    batch.failedFinally[index] = test.failedFinally ? 1 : 0;
-  }
+  // The summaries in the order of the attempts, as ingestion walks them.
+  const summaries = [...summaryAt.keys()].sort((a, b) => a - b).map((at) => summaryAt.get(at) as string);
   return {
-    ...batch,
-    testCases,
+    testCases: testCases.length,
     ids: ids.join(""),
     identities: identities.join(SEPARATOR),
+    attemptEnds,
+    outcomes,
+    seqs,
     failureSummaries: summaries.join(SEPARATOR),
+    failedFinally,
   };
 }

@@ -14,7 +14,7 @@ import type { ReadBatch, UploadIdentity } from "./report-batches.ts";
 export const READ_AHEAD = 2;
 /**
  * Chunks (of at most 64 KiB) sent ahead of the reader. The thread that writes answers the reader only between
- * batches, so the reader needs the input for several batches at hand (a batch of 2,000 test cases is about 200 KiB
+ * batches, so the reader needs the input for several batches at hand (a batch of 500 test cases is about 50 KiB
  * of XML).
  */
 const CHUNKS_AHEAD = 24;
@@ -177,11 +177,12 @@ function parseError(failure: ParseFailure): JunitParseError {
  * The reader thread's heap is capped. It holds a few chunks and batches, but a batch may hold 20 MiB of failure
  * text (the most an API body carries), which the XML parser gathers whole before the bounds apply; a hostile
  * stream that goes beyond ends the thread (the uploads being read fail), never the process. Its young generation,
- * where parsing's garbage dies, is kept small: at 16 MiB rather than 32 the process peaks 20 to 25 MiB lower during
- * an upload of 150,000 results, for about 5% more of the reader's CPU time. The old generation's cap (64 MiB, three
+ * where parsing's garbage dies, is kept small: with batches of 500 test cases, at 8 MiB rather than 16 the process
+ * peaked 15 to 25 MiB lower during an upload of 200,000 results, for no CPU time that the noise of a busy machine
+ * showed (at 16 rather than 32, with batches of 2,000: 20 to 25 MiB lower, about 5% more CPU). The old generation's cap (64 MiB, three
  * times the largest batch) also makes V8 collect it before it grows far: at 256 MiB it held garbage for tens of MiB.
  */
-const READER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 64 };
+const READER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 };
 
 /** The process's reader thread, and the uploads it reads, told when it dies. */
 interface ReaderThread {

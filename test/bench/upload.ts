@@ -7,11 +7,12 @@
 // it also starts the reader thread and the key cache) and the next (every test known, the steady state of CI).
 // The service's RSS is read from outside (/proc/<pid>): at idle, its peak during each upload (VmHWM, reset just
 // before), 5 s after, and once the idle reader thread has stopped. Each rate is also given per CPU second (the service's threads, the baseline's process),
-// the figure to trust on a busy machine. BENCH_UPLOAD_CASES sets the report's size.
+// the figure to trust on a busy machine. BENCH_UPLOAD_CASES sets the report's size. The service inherits the
+// environment: MALLOC_ARENA_MAX (glibc), which decides how much freed memory the process keeps, is printed.
 // GitHub is never contacted: the upload tells its default branch and CODEOWNERS.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { READER_IDLE_MS } from "../../src/test-reports/report-reader.ts";
 import { uploadReports } from "../../src/cli/upload-client.ts";
@@ -111,7 +112,8 @@ async function main(): Promise<void> {
     console.log("\nSwitchyard upload benchmark (service from dist, SQLite, loopback, this machine)");
     console.log(
       `report: ${figure(cases)} test cases, ${(reportBytes / MiB).toFixed(1)} MiB, sent by switchyard upload's client; ` +
-        `service: node dist/src/main.js, default log level, output to a file`,
+        `service: node dist/src/main.js, default log level, output to a file; glibc's malloc arenas: ` +
+        `MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? "unset (the default: one per thread, up to 8 per core)"}`,
     );
     console.log(
       `bare saxes parse building records (own process): ${figure(parseRate)} results/s ` +
@@ -140,6 +142,11 @@ async function main(): Promise<void> {
       `service RSS 5 s after the uploads: ${settled.toFixed(1)} MiB = ${(settled / idle).toFixed(2)}× idle; ` +
         `${(5 + READER_IDLE_MS / 1000).toFixed(0)} s after (the idle reader thread stopped): ` +
         `${readerStopped.toFixed(1)} MiB = ${(readerStopped / idle).toFixed(2)}× idle`,
+    );
+    console.log(
+      `load average at the end (1, 5, 15 min): ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(", ")}`,
     );
   } finally {
     await stop(service);

@@ -108,6 +108,32 @@ describe("reading an upload's reports on the reader thread", () => {
     ]);
   });
 
+  it("keeps the failures of a test repeated in a batch with that test, in the order of the report", async () => {
+    const report = suite(
+      '<testcase classname="W" name="a"><failure message="first 1"/></testcase>' +
+        '<testcase classname="W" name="b"><error message="second 2"/></testcase>' +
+        '<testcase classname="W" name="a"><failure message="third 3"/></testcase>',
+    );
+    const [batch] = await readAll([report], 10);
+    expect(
+      describeBatch(batch as ReadBatch).map(({ name, failedFinally, attempts }) => ({
+        name,
+        failedFinally,
+        attempts,
+      })),
+    ).toEqual([
+      {
+        name: "a",
+        failedFinally: true,
+        attempts: [
+          { outcome: "failed", seq: 0, summary: "first <n>" },
+          { outcome: "failed", seq: 2, summary: "third <n>" },
+        ],
+      },
+      { name: "b", failedFinally: true, attempts: [{ outcome: "failed", seq: 1, summary: "second <n>" }] },
+    ]);
+  });
+
   it("reads byte streams cut anywhere, multi-byte characters included", async () => {
     const bytes = Buffer.from(suite('<testcase classname="Ünïcødé" name="名前 🚀"/>'));
     const chunks = Array.from({ length: bytes.length }, (_, index) => bytes.subarray(index, index + 1));
