@@ -82,7 +82,7 @@ export function probabilityBroken(pr: PullRequestEntry, rates: QueueRates): numb
         : (1 - HEAD_FAILURE_GIVEN_BROKEN) / (1 - flakeRate);
   }
   odds *= (1 / flakeRate) ** evidence.pinnedFailures;
-  // A run it failed with others still unproven: the odds that they, not it, broke it (docs/queue-policy.md#odds).
+  // A run it failed with others still unproven: the odds that they, not it, broke it (docs/queue-policy.md#failure-odds).
   const narrowest = Math.min(...evidence.failedSets.map((set) => set.length));
   if (Number.isFinite(narrowest)) odds /= failsWithoutIt(narrowest - 1, rates);
   return Number.isFinite(odds) ? odds / (1 + odds) : 1;
