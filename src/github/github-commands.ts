@@ -10,13 +10,15 @@ import type { InstallationOctokit } from "./octokit.ts";
 import { holdsCommit } from "./commit-ancestry.ts";
 import { checkDirectMerge } from "./direct-merge-check.ts";
 import { type RuleRefusal, ruleRefusalOf } from "./rule-refusals.ts";
-import { createTestBranch, deleteBranch } from "./test-branch.ts";
+import { createTestBranch, deleteBranch, ScratchMemory, scratchBranchOf } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
 
 const statusOf = (error: unknown) => (error as { status?: number }).status;
 
 export class GitHubCommandExecutor implements CommandExecutor {
+  readonly #scratches = new ScratchMemory();
+
   constructor(
     private readonly github: GitHubGateway,
     private readonly comments: StatusComments,
@@ -31,7 +33,11 @@ export class GitHubCommandExecutor implements CommandExecutor {
       case "create_test_branch": {
         const known = await this.github.branchRules(location, location.targetBranch);
         const signedOnly = known.rules.some((rule) => rule.type === "required_signatures");
-        const built = await createTestBranch(octokit, repo, command, { signedOnly });
+        const built = await createTestBranch(octokit, repo, command, {
+          signedOnly,
+          scratch: scratchBranchOf(location.queueId),
+          scratches: this.#scratches,
+        });
         return known.fresh ? [{ type: "branch_rules_read", rules: known.rules }, ...built] : built;
       }
       case "delete_test_branch":

@@ -89,6 +89,7 @@ export const aTestBranch = (key: string): QueueCommand => ({
   baseSha: "main-0",
   prs: [],
   resolveRequiredStatusesOf: null,
+  reproducible: false,
 });
 
 /** Every execution of every replica, in the order they started. */
