@@ -104,12 +104,16 @@ export class GitHubCommandExecutor implements CommandExecutor {
   ): Promise<void> {
     const known = await this.comments.findCommentId(command.submissionId);
     if (known !== undefined && command.progress) return;
+    // Commands saved before `editOnly` existed lack it: they post as they did.
+    if (known === undefined && command.editOnly === true) return;
     if (known !== undefined) {
       try {
         await octokit.rest.issues.updateComment({ ...repo, comment_id: known, body: command.body });
         return;
       } catch (error) {
         if (statusOf(error) !== 404) throw error;
+        // Deleted by someone: the end of a course with no news is not worth a new comment.
+        if (command.editOnly === true) return;
       }
     }
     const { data } = await octokit.rest.issues.createComment({

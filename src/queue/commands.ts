@@ -133,6 +133,11 @@ export type QueueCommand =
        * has no comment yet, and never edited into one it has (docs/queue.md#what-the-pr-shows).
        */
       readonly progress: boolean;
+      /**
+       * The end of a course with no news, which the commit status showed all along: edited into the submission's
+       * comment if it has one (posted in parallel mode, for its lane), never posted (docs/queue.md#what-the-pr-shows).
+       */
+      readonly editOnly: boolean;
     };
 
 /** docs/queue.md#testing: `<prefix><targetBranch>/<testRunId>`. */

@@ -68,6 +68,7 @@ export const aComment = (key: string, submissionId: string): QueueCommand => ({
   submissionId,
   body: key,
   progress: false,
+  editOnly: false,
 });
 
 export const aMerge = (key: string): QueueCommand => ({
