@@ -179,17 +179,24 @@ async function mergeInto(
     });
   } catch (error) {
     // A 409 in a rule's words is no conflict: it is thrown, and retried, rather than failing the PR.
-    if (statusOf(error) === 409 && ruleRefusalOf(error) === null) return "conflict";
-    throw error;
+    if (statusOf(error) !== 409 || ruleRefusalOf(error) !== null) throw error;
+    // A conflict with what another build left there is none of the PR's.
+    const { data } = await octokit.rest.git.getRef({ ...repo, ref: `heads/${scratch}` });
+    if (data.object.sha !== scratchHead) throw movedUnder(scratch);
+    return "conflict";
   }
   // 204: the PR's head is already in the branch.
   if (merge.status !== 201) return "contained";
   const parents = merge.data.parents.map((parent) => parent.sha);
-  // Another build moved the shared scratch branch under this one (a lapsed claim taken over while it ran): its
-  // merge is not on this build's commit. Thrown, and the command is tried again.
-  if (parents[0] !== scratchHead) throw new Error(`${scratch} moved while a test branch was built on it`);
+  if (parents[0] !== scratchHead) throw movedUnder(scratch);
   return { sha: merge.data.sha, tree: merge.data.commit.tree.sha, author: merge.data.commit.author, parents };
 }
+
+/**
+ * Another build moved the shared scratch branch under this one (a claim that lapsed while its holder still ran was
+ * taken over): the merge was not made on this build's commit. Thrown, and the command is tried again.
+ */
+const movedUnder = (scratch: string) => new Error(`${scratch} moved while a test branch was built on it`);
 
 const mergeMessage = (pr: TestBranchMerge) => `Merge #${pr.number}: ${pr.title}`;
 
