@@ -10,13 +10,15 @@ import type { InstallationOctokit } from "./octokit.ts";
 import { holdsCommit } from "./commit-ancestry.ts";
 import { checkDirectMerge } from "./direct-merge-check.ts";
 import { type RuleRefusal, ruleRefusalOf } from "./rule-refusals.ts";
-import { createTestBranch, deleteBranch } from "./test-branch.ts";
+import { createTestBranch, deleteBranch, ScratchMemory, scratchBranchOf } from "./test-branch.ts";
 
 type Command<T extends QueueCommand["type"]> = Extract<QueueCommand, { type: T }>;
 
 const statusOf = (error: unknown) => (error as { status?: number }).status;
 
 export class GitHubCommandExecutor implements CommandExecutor {
+  readonly #scratches = new ScratchMemory();
+
   constructor(
     private readonly github: GitHubGateway,
     private readonly comments: StatusComments,
@@ -31,7 +33,11 @@ export class GitHubCommandExecutor implements CommandExecutor {
       case "create_test_branch": {
         const known = await this.github.branchRules(location, location.targetBranch);
         const signedOnly = known.rules.some((rule) => rule.type === "required_signatures");
-        const built = await createTestBranch(octokit, repo, command, { signedOnly });
+        const built = await createTestBranch(octokit, repo, command, {
+          signedOnly,
+          scratch: scratchBranchOf(location.queueId),
+          scratches: this.#scratches,
+        });
         return known.fresh ? [{ type: "branch_rules_read", rules: known.rules }, ...built] : built;
       }
       case "delete_test_branch":
@@ -98,12 +104,16 @@ export class GitHubCommandExecutor implements CommandExecutor {
   ): Promise<void> {
     const known = await this.comments.findCommentId(command.submissionId);
     if (known !== undefined && command.progress) return;
+    // Commands saved before `editOnly` existed lack it: they post as they did.
+    if (known === undefined && command.editOnly === true) return;
     if (known !== undefined) {
       try {
         await octokit.rest.issues.updateComment({ ...repo, comment_id: known, body: command.body });
         return;
       } catch (error) {
         if (statusOf(error) !== 404) throw error;
+        // Deleted by someone: the end of a course with no news is not worth a new comment.
+        if (command.editOnly === true) return;
       }
     }
     const { data } = await octokit.rest.issues.createComment({

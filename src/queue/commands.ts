@@ -39,6 +39,12 @@ export type QueueCommand =
        * nothing to test, so no branch is built. Null when the queue sets them.
        */
       readonly resolveRequiredStatusesOf: string | null;
+      /**
+       * Whether each merge commit is made again as the reproducible one (see TestBranchMerge): only where a tested
+       * commit lands as it is (merge_commit fast-forwards the target to it). With squash and rebase no tested
+       * commit ever lands, and GitHub's own merge commits do: one write per PR instead of two.
+       */
+      readonly reproducible: boolean;
     }
   | {
       readonly type: "delete_test_branch";
@@ -127,6 +133,11 @@ export type QueueCommand =
        * has no comment yet, and never edited into one it has (docs/queue.md#what-the-pr-shows).
        */
       readonly progress: boolean;
+      /**
+       * The end of a course with no news, which the commit status showed all along: edited into the submission's
+       * comment if it has one (posted in parallel mode, for its lane), never posted (docs/queue.md#what-the-pr-shows).
+       */
+      readonly editOnly: boolean;
     };
 
 /** docs/queue.md#testing: `<prefix><targetBranch>/<testRunId>`. */
@@ -147,6 +158,7 @@ export function createTestBranch(
     baseSha: run.baseSha,
     prs,
     resolveRequiredStatusesOf: run.requiredStatuses === null ? state.targetBranch : null,
+    reproducible: state.settings.mergeMethod === "merge_commit",
   };
 }
 

@@ -61,6 +61,21 @@ function isRoutineProgress(state: QueueState, pr: PullRequestEntry): boolean {
   return pr.state === "testing" && pr.history.filter((step) => step.state === "testing").length === 1;
 }
 
+/** A course with no news: queued (or waiting to be ready), tested once, passed, merged. */
+const ROUTINE_COURSE = /^((not_ready|pending) )*(testing )?(tests_passed )?(merged )?$/;
+
+/**
+ * docs/queue.md#what-the-pr-shows: with the commit status on, a PR whose course so far holds no news gets no
+ * comment in single mode: the status shows each step of it (queued, testing, merged), and a comment would notify
+ * everyone watching the PR to say the same, and count against GitHub's limits on writes. The first setback or
+ * failure posts it; from then on it is kept up to date, the end included. In parallel mode the comment also says
+ * which PRs ahead the PR waits for (its lane), which no status shows.
+ */
+function isRoutineCourse(state: QueueState, pr: PullRequestEntry): boolean {
+  if (!state.settings.statusCheckEnabled || state.settings.mode !== "single") return false;
+  return ROUTINE_COURSE.test(pr.history.map((step) => `${step.state} `).join(""));
+}
+
 /**
  * One commit status and one comment update per PR whose state changed in this step, for its final state.
  * Keys carry the length of the PR's history, so each update is its own outbox entry.
@@ -83,7 +98,9 @@ export function notifyTransitions(draft: QueueDraft): void {
         description: truncate(status.description),
       });
     }
-    if (state.settings.commentsEnabled) {
+    const routineCourse = isRoutineCourse(state, pr);
+    // The end of a routine course is edited into a comment posted before (in parallel mode), never posted.
+    if (state.settings.commentsEnabled && !(routineCourse && pr.state !== "merged")) {
       draft.emit({
         type: "upsert_pr_comment",
         key: `pr-comment:${version}`,
@@ -91,6 +108,7 @@ export function notifyTransitions(draft: QueueDraft): void {
         submissionId: pr.submissionId,
         body: renderPrComment(state, pr),
         progress: isRoutineProgress(state, pr),
+        editOnly: routineCourse,
       });
     }
   }

@@ -16,6 +16,7 @@ function callKind(method: string, url: string): string {
   const path = new URL(url).pathname
     .replace(/^\/repos\/[^/]+\/[^/]+/, "/repos/{repo}")
     .replace(/\/git\/refs\/.*$/, "/git/refs/{ref}")
+    .replace(/switchyard-build%2F[0-9a-f]+$/, "switchyard-build%2F{queue}")
     .replace(/\/git\/(commits|trees|blobs)\/[0-9a-f]+$/, "/git/$1/{sha}")
     .replace(/\/(commits|statuses|compare)\/.*$/, "/$1/{ref}")
     .replace(/\/branches\/.*$/, "/branches/{branch}")
@@ -23,15 +24,31 @@ function callKind(method: string, url: string): string {
   return `${method} ${path}`;
 }
 
-/** Every call the service made to GitHub while the PRs merged, by kind, and how many merged. */
-async function measure(
-  mergeMethod: "squash" | "merge_commit",
-): Promise<{ calls: Map<string, number>; merged: number }> {
+const isWrite = (kind: string) => !kind.startsWith("GET ") && !kind.includes("/access_tokens");
+
+/** What a write is for, as a person reads the budget: the PR's notifications, the test branches, or landing. */
+function writePurpose(method: string, url: string): string {
+  const path = decodeURIComponent(new URL(url).pathname);
+  if (path.includes("/statuses/")) return "commit statuses";
+  if (path.includes("/comments")) return "comments (posts and edits)";
+  if (path.endsWith("/merge") || path.endsWith("/git/refs/heads/main"))
+    return "landing (PR merges, fast-forwards)";
+  if (/\/(merges|git\/commits|git\/refs)/.test(path)) return "test branches (refs, merges, commits)";
+  return `other: ${method} ${path}`;
+}
+
+type Measured = { calls: Map<string, number>; purposes: Map<string, number>; merged: number };
+
+/** Every call the service made to GitHub while the PRs merged, by kind and by purpose, and how many merged. */
+async function measure(mergeMethod: "squash" | "merge_commit"): Promise<Measured> {
   const calls = new Map<string, number>();
+  const purposes = new Map<string, number>();
+  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
   const s = await startScenario({
     whileAppWaits: async (request) => {
       const kind = callKind(request.method, request.url);
-      calls.set(kind, (calls.get(kind) ?? 0) + 1);
+      count(calls, kind);
+      if (isWrite(kind)) count(purposes, writePurpose(request.method, request.url));
     },
   });
   try {
@@ -87,18 +104,13 @@ async function measure(
     }
     const merged = s.repo.pullRequests().filter((pr) => pr.merged).length;
     if (merged !== prs) throw new Error(`only ${merged} of ${prs} PRs merged`);
-    return { calls, merged };
+    return { calls, purposes, merged };
   } finally {
     await s.close();
   }
 }
 
-const isWrite = (kind: string) => !kind.startsWith("GET ") && !kind.includes("/access_tokens");
-
-function report(
-  mergeMethod: string,
-  { calls, merged }: { calls: Map<string, number>; merged: number },
-): void {
+function report(mergeMethod: string, { calls, purposes, merged }: Measured): void {
   const total = (filter: (kind: string) => boolean) =>
     [...calls].filter(([kind]) => filter(kind)).reduce((sum, [, n]) => sum + n, 0);
   const perPr = (n: number) => (n / merged).toFixed(1);
@@ -112,6 +124,9 @@ function report(
   console.log(
     `at 80 writes a minute and 500 an hour (GitHub's secondary limits), writes alone allow ${Math.floor(500 / (writes / merged))} merged PRs an hour`,
   );
+  for (const [purpose, n] of [...purposes].sort((a, b) => b[1] - a[1])) {
+    console.log(`writes ${perPr(n).padStart(4)} per PR  ${purpose} (${n})`);
+  }
   for (const [kind, n] of [...calls].sort((a, b) => b[1] - a[1])) {
     console.log(`${isWrite(kind) ? "write" : "read "} ${perPr(n).padStart(5)} per PR  ${kind} (${n})`);
   }

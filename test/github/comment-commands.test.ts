@@ -83,7 +83,8 @@ describe("/merge comments", () => {
     nock(api).get("/repos/acme/widgets/pulls/7").reply(200, pullRequest);
   });
 
-  it("queues the PR for a writer: a reaction, a pending status on the head and one comment", async () => {
+  // No comment: the reaction answers the command and the status shows the PR's course (docs/queue.md#what-the-pr-shows).
+  it("queues the PR for a writer: a reaction and a pending status on the head", async () => {
     nock(api)
       .get("/repos/acme/widgets/collaborators/alice/permission")
       .reply(200, { permission: "write", role_name: "write" });
@@ -96,9 +97,6 @@ describe("/merge comments", () => {
         (body) => body.context === "Switchyard Merge Queue (main)" && body.state === "pending",
       )
       .reply(201, {});
-    nock(api)
-      .post("/repos/acme/widgets/issues/7/comments", (body) => /queue/i.test(body.body))
-      .reply(201, { id: 900 });
 
     const response = await deliverWebhook(
       server.url,

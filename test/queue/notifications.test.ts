@@ -33,18 +33,22 @@ describe("GitHub-side notifications", () => {
   });
 
   it("sends one update per PR and step, for its final state", () => {
-    const queue = aScenario();
+    const queue = aScenario({ statusCheckEnabled: true });
+    const commentOnly = aScenario({ statusCheckEnabled: false });
 
     queue.submit(1);
+    commentOnly.submit(1);
 
     expect(queue.commandsOf("set_commit_status")).toEqual([
       expect.objectContaining({ key: "commit-status:sub-1:2", description: "Testing in run q-1" }),
     ]);
-    expect(queue.commandsOf("upsert_pr_comment")).toHaveLength(1);
+    expect(commentOnly.commandsOf("upsert_pr_comment")).toEqual([
+      expect.objectContaining({ key: "pr-comment:sub-1:2" }),
+    ]);
   });
 
   it("keeps one comment per submission, marked with the submission id, showing state, position and run", () => {
-    const queue = aScenario({ concurrency: 2 }).submit(1, 2);
+    const queue = aScenario({ concurrency: 2, statusCheckEnabled: false }).submit(1, 2);
 
     const comment = queue.commandsOf("upsert_pr_comment")[0];
 
@@ -54,22 +58,31 @@ describe("GitHub-side notifications", () => {
     expect(comment?.body).toContain("Latest test run: `q-2` on branch `mq/main/q-2`.");
   });
 
-  it("leaves routine progress to the commit status: a PR's first run and its passed tests, not its end", () => {
+  it("leaves a course with no news to the commit status: no comment, and its end only edits one posted before", () => {
     const queue = aScenario().submit(1);
     const testing = queue.commandsOf("upsert_pr_comment");
     const passed = queue.pass(1).commandsOf("upsert_pr_comment");
     const merged = queue.mergeSucceeds().commandsOf("upsert_pr_comment");
     const withoutStatus = aScenario({ statusCheckEnabled: false }).submit(1);
 
-    expect([...testing, ...passed, ...merged].map((command) => command.progress)).toEqual([
-      true,
-      true,
-      false,
+    expect([...testing, ...passed]).toEqual([]);
+    // Posted in parallel mode for the PR's lane, a comment would say "Testing" still: the end is edited into it.
+    expect(merged).toEqual([
+      expect.objectContaining({ editOnly: true, body: expect.stringContaining("**Merged**") }),
     ]);
-    expect(testing[0]?.body).toContain("Its progress shows on its `Switchyard Merge Queue (main)` check");
     expect(merged[0]?.body).not.toContain("Its progress shows");
-    // Without a commit status, the comment is all the PR shows: every change is edited into it.
-    expect(withoutStatus.commandsOf("upsert_pr_comment").map((command) => command.progress)).toEqual([false]);
+    // Without a commit status, the comment is all the PR shows: every change is posted or edited into it.
+    expect(withoutStatus.commandsOf("upsert_pr_comment")).toEqual([
+      expect.objectContaining({ progress: false, editOnly: false }),
+    ]);
+  });
+
+  it("in parallel mode, posts the comment on submission: it tells the PR's lane, which no status shows", () => {
+    const queue = aScenario({ mode: "parallel" }).submit(1);
+
+    expect(queue.commandsOf("upsert_pr_comment")).toEqual([
+      expect.objectContaining({ editOnly: false, body: expect.stringContaining("Its progress shows") }),
+    ]);
   });
 
   it("edits a setback into the comment: a PR tested again after its batch failed", () => {
@@ -78,7 +91,11 @@ describe("GitHub-side notifications", () => {
 
     const bisecting = queue.commandsOf("upsert_pr_comment").find((command) => command.prNumber === 1);
 
-    expect(bisecting).toMatchObject({ progress: false, body: expect.stringContaining("Bisecting run q-1") });
+    expect(bisecting).toMatchObject({
+      progress: false,
+      editOnly: false,
+      body: expect.stringContaining("Bisecting run q-1"),
+    });
   });
 
   it("says on failure why, and what to do", () => {
@@ -115,9 +132,8 @@ describe("GitHub-side notifications", () => {
     expect(none.commandsOf("upsert_pr_comment").map((command) => command.body)).toEqual([
       expect.stringContaining("**Failed**"),
     ]);
-    expect(some.commandsOf("upsert_pr_comment").map((command) => command.body)).toEqual([
-      expect.stringContaining("**Testing**"),
-    ]);
+    // Testing, for the first time, is no news for a comment: the status shows it.
+    expect(some.commandsOf("upsert_pr_comment")).toEqual([]);
     expect(some.commandsOf("set_commit_status")).toEqual([
       expect.objectContaining({ state: "pending", description: "Testing in run q-1" }),
     ]);

@@ -21,6 +21,7 @@ describe("test runs", () => {
         baseSha: "main-0",
         prs: [{ number: 1, headSha: "head-1", title: "Change 1", commitDate: T0 }],
         resolveRequiredStatusesOf: null,
+        reproducible: false,
       },
     ]);
   });

@@ -1,7 +1,8 @@
 // GitHub counts every status and comment write against the app's secondary limits, and people only notice news that
 // lasts: a PR's notifications wait while its queue's merges run, so "tests passed; waiting to merge", replaced a
-// moment later by "merged", is never written, and the PR's page shows the same news as before. Routine progress
-// (its first run starting) shows on the commit status alone: the comment is not edited to say it again.
+// moment later by "merged", is never written, and the PR's page shows the same news as before. A course with no
+// news (queued, tested once, merged) shows on the commit status alone: a comment would notify everyone watching
+// the PR to say it again. A setback posts the comment, which is then kept up to date to the end.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { repoRef as repo, recordWrites, type Scenario, startScenario } from "../support/queue-scenario.ts";
 import type { GitHubWrite } from "../support/queue-scenario.ts";
@@ -19,7 +20,7 @@ describe("notification writes", () => {
     await s.close();
   });
 
-  it("a batch's PRs show testing on their status only, then go to merged without a status or comment in between", async () => {
+  it("a batch's PRs show their course on their status only: queued, testing, then merged without a write in between", async () => {
     await s.api("createQueue", {
       repo,
       targetBranch: "main",
@@ -41,8 +42,7 @@ describe("notification writes", () => {
       await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number: 1 } })
     ).body;
     const run = (await s.api("getMergeQueueTestingDetails", { repo, targetBranch: "main", testRunId })).body;
-    // #1 waited for the batch to fill: its status says it is testing now; its comment, posted while it was
-    // queued, is not edited for that (the status says it), and says where its progress shows.
+    // #1 waited for the batch to fill: its status says it is testing now. No comment: nothing but routine yet.
     const statusesOf1 = writes
       .filter((write) => write.path === `/statuses/${s.repo.pullRequest(1).headSha}`)
       .map((write) => write.body.description);
@@ -50,12 +50,7 @@ describe("notification writes", () => {
       expect.stringMatching(/^Queued at position 1/),
       `Testing in run ${testRunId}`,
     ]);
-    const commentWrites = writes.filter((write) => write.path.includes("/comments"));
-    expect(commentWrites.map((write) => write.method)).toEqual(["POST", "POST"]);
-    expect(s.repo.comments(1)[0]?.body).toContain("**Queued**");
-    expect(s.repo.comments(1)[0]?.body).toContain(
-      "Its progress shows on its `Switchyard Merge Queue (main)` check",
-    );
+    expect(writes.filter((write) => write.path.includes("/comments"))).toEqual([]);
     writes.length = 0;
     s.repo.reportStatus(run.testBranchSha, "ci", "success");
     await s.settle();
@@ -67,15 +62,51 @@ describe("notification writes", () => {
         .filter((write) => write.path === `/statuses/${head}`)
         .map((write) => write.body.description);
       expect(statuses).toEqual(["Merged by the merge queue"]);
-      const [comment] = s.repo.comments(number).filter((c) => c.body.includes("Switchyard merge queue"));
-      expect(comment!.body).toContain("**Merged**");
+      expect(s.repo.comments(number)).toEqual([]);
     }
-    const commentEdits = writes.filter(
-      (write) => write.method === "PATCH" && write.path.startsWith("/issues/comments/"),
-    );
-    expect(commentEdits.map((write) => String(write.body.body))).toEqual([
-      expect.stringContaining("**Merged**"),
-      expect.stringContaining("**Merged**"),
-    ]);
+    expect(writes.filter((write) => write.path.includes("/comments"))).toEqual([]);
+  });
+
+  it("a setback posts the comment, which says where progress shows and is edited at the end", async () => {
+    await s.api("createQueue", {
+      repo,
+      targetBranch: "main",
+      requiredStatuses: ["ci"],
+      batch: true,
+      batchingMinSize: 2,
+    });
+    for (const number of [1, 2]) {
+      s.repo.openPullRequest({
+        number,
+        title: `Change ${number}`,
+        author: "alice",
+        files: { [`src/${number}.ts`]: "x" },
+      });
+      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
+    }
+    await s.settle();
+    const testedSha = async (number: number) => {
+      const { testRunId } = (
+        await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number } })
+      ).body;
+      return (await s.api("getMergeQueueTestingDetails", { repo, targetBranch: "main", testRunId })).body
+        .testBranchSha as string;
+    };
+    // The batch fails: both PRs are tested again apart, news for their comments.
+    s.repo.reportStatus(await testedSha(1), "ci", "failure");
+    await s.settle();
+    const [posted] = s.repo.comments(1);
+    expect(posted?.body).toContain("Its progress shows on its `Switchyard Merge Queue (main)` check");
+    writes.length = 0;
+
+    // CI passes from now on (the failure was flaky): the runs of the bisection land them.
+    for (let round = 0; round < 6 && !s.repo.pullRequest(1).merged; round++) {
+      for (const number of [1, 2]) s.repo.reportStatus(await testedSha(number), "ci", "success");
+      await s.settle();
+    }
+    expect(s.repo.pullRequest(1).merged).toBe(true);
+    expect(s.repo.comments(1)).toEqual([expect.objectContaining({ id: posted!.id })]);
+    expect(s.repo.comments(1)[0]?.body).toContain("**Merged**");
+    expect(writes.filter((write) => write.path.includes("/issues/1/comments"))).toEqual([]);
   });
 });

@@ -6,13 +6,16 @@ import { repoRef as repo, type Scenario, startScenario } from "../support/queue-
 
 describe("polling GitHub", () => {
   let s: Scenario;
-  /** The answer to the next call (`METHOD /path`) this matches never reaches the service (GitHub did the work). */
+  /**
+   * The answer to the next call (`METHOD /path body`) this matches never reaches the service (GitHub did the work).
+   */
   let loseAnswerTo: RegExp | null;
   beforeEach(async () => {
     loseAnswerTo = null;
     s = await startScenario({
       whileAppWaits: async (request) => {
-        const call = `${request.method} ${decodeURIComponent(new URL(request.url).pathname)}`;
+        const body = request.method === "GET" ? "" : await request.clone().text();
+        const call = `${request.method} ${decodeURIComponent(new URL(request.url).pathname)} ${body}`;
         if (loseAnswerTo?.test(call)) {
           loseAnswerTo = null;
           throw new Error("connection reset by peer");
@@ -82,8 +85,8 @@ describe("polling GitHub", () => {
     s.repo.commit("main", { ".github/switchyard.yml": "merge:\n  required_statuses:\n    - ci\n" });
     await s.api("createQueue", { repo, targetBranch: "main" });
     openPr(1);
-    // The command's last call: the scratch branch it built the test branch on is deleted.
-    loseAnswerTo = /^DELETE \/repos\/acme\/widgets\/git\/refs\/heads\/switchyard-build\//;
+    // The command's last call: the test branch is created at the commit built for it.
+    loseAnswerTo = /^POST \/repos\/acme\/widgets\/git\/refs .*"refs\/heads\/mq\//;
     await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
     await s.settle();
     await loseCommand("create_test_branch");
@@ -102,7 +105,7 @@ describe("polling GitHub", () => {
   it("a test branch that does not hold every PR is never taken for the run's commit", async () => {
     await s.api("createQueue", { repo, targetBranch: "main", requiredStatuses: ["ci"] });
     openPr(1);
-    loseAnswerTo = /^POST \/repos\/acme\/widgets\/merges$/;
+    loseAnswerTo = /^POST \/repos\/acme\/widgets\/merges /;
     await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number: 1 } });
     await s.settle();
     await loseCommand("create_test_branch");

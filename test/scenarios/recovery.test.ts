@@ -46,8 +46,9 @@ describe("recovery", () => {
     s.repo.reportStatus(run.testBranchSha, "ci", "success");
     await s.settle();
     expect((await record(1)).state).toBe("merged");
-    expect(s.repo.comments(1).filter((c) => c.author === s.fake.appLogin)).toHaveLength(1);
     expect(s.fake.calls().filter((call) => call === "PUT /repos/acme/widgets/pulls/1/merge")).toHaveLength(1);
+    const success = s.repo.statuses(s.repo.pullRequest(1).headSha).filter((st) => st.state === "success");
+    expect(success.map((status) => status.description)).toEqual(["Merged by the merge queue"]);
   });
 
   it("every command of a PR's way through the queue can run twice with the same outcome", async () => {

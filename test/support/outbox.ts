@@ -68,6 +68,7 @@ export const aComment = (key: string, submissionId: string): QueueCommand => ({
   submissionId,
   body: key,
   progress: false,
+  editOnly: false,
 });
 
 export const aMerge = (key: string): QueueCommand => ({
@@ -89,6 +90,7 @@ export const aTestBranch = (key: string): QueueCommand => ({
   baseSha: "main-0",
   prs: [],
   resolveRequiredStatusesOf: null,
+  reproducible: false,
 });
 
 /** Every execution of every replica, in the order they started. */
