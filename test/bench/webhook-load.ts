@@ -70,7 +70,9 @@ async function freshDatabase(dialect: Dialect, dir: string, name: string) {
   await admin.query(`create schema ${schema}`);
   await admin.end();
   const url = new URL(base);
-  url.searchParams.set("options", `-c search_path=${schema}`);
+  // BENCH_PG_OPTIONS adds server settings to both servers' connections, e.g. "-c synchronous_commit=off" to see what
+  // waiting for the WAL's flush at each commit costs.
+  url.searchParams.set("options", `-c search_path=${schema} ${process.env.BENCH_PG_OPTIONS ?? ""}`.trim());
   return {
     url: url.toString(),
     drop: async () => {

@@ -3,11 +3,29 @@
 // a write that fails must leave nothing behind.
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inPostgresQueueTransaction } from "../../src/store/postgres-queue-transaction.ts";
+import pg from "pg";
+import { escapeLiteral, inPostgresQueueTransaction } from "../../src/store/postgres-queue-transaction.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+describe("a literal in a queue's transaction", () => {
+  it("is escaped exactly as the driver escapes it", () => {
+    const driver = new pg.Client();
+    for (const text of [
+      "",
+      "plain",
+      "it's",
+      "back\\slash",
+      "\\' mixed ''",
+      "$1 ; commit; --",
+      "ünïcødé ☃ 𝄞",
+    ]) {
+      expect(escapeLiteral(text)).toBe(driver.escapeLiteral(text));
+    }
+  });
+});
 
 onPostgres("a queue's transaction on PostgreSQL", () => {
   let store: TestStore;
