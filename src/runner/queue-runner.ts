@@ -125,17 +125,19 @@ export class QueueRunner {
       };
     }
     return store.inQueueTransaction(queueId, async (queue) => {
-      const stored = await queue.loadLocatedQueueState(queueId);
-      if (stored === undefined) return { location: undefined, outcomes: [], commandCount: 0 };
-      const { location } = stored;
-      const outcomes: DispatchOutcome[] = [];
-      const segments: QueueStepSegment[] = [];
       const records = group.map(({ options: { delivery } }, index) =>
         delivery === undefined
           ? undefined
           : { key: `${delivery.id}:${queueId}`, event: delivery.event, now: nows[index]! },
       );
+      // Recorded before the state is read, so that storage may do both in one round trip (on PostgreSQL, with the
+      // lock); for a queue that is gone, the deliveries count as handled: there is nothing left for them to change.
       const recorded = await queue.recordDeliveries(records.filter((record) => record !== undefined));
+      const stored = await queue.loadLocatedQueueState(queueId);
+      if (stored === undefined) return { location: undefined, outcomes: [], commandCount: 0 };
+      const { location } = stored;
+      const outcomes: DispatchOutcome[] = [];
+      const segments: QueueStepSegment[] = [];
       for (const [index, dispatch] of group.entries()) {
         const now = nows[index]!;
         const record = records[index];

@@ -24,13 +24,17 @@ export async function recordDeliveries(
   deliveries: readonly DeliveryRecord[],
 ): Promise<Set<string>> {
   if (deliveries.length === 0) return new Set();
-  const inserted = await db
+  const inserted = await recordDeliveriesQuery(db, deliveries).execute();
+  return new Set(inserted.map((row) => row.id));
+}
+
+/** The statement of `recordDeliveries` (not empty): it returns the ids recorded now. */
+export function recordDeliveriesQuery(db: Kysely<Database>, deliveries: readonly DeliveryRecord[]) {
+  return db
     .insertInto("webhook_deliveries")
     .values(deliveries.map(({ key, event, now }) => ({ id: key, event, received_at: now, handled_at: now })))
     .onConflict((oc) => oc.column("id").doNothing())
-    .returning("id")
-    .execute();
-  return new Set(inserted.map((row) => row.id));
+    .returning("id");
 }
 
 /**

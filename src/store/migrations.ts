@@ -12,6 +12,7 @@ import * as outboxLanes from "../../db/migrations/0008_outbox_lanes.ts";
 import * as deliveryHandling from "../../db/migrations/0009_delivery_handling.ts";
 import * as batchingSettings from "../../db/migrations/0010_batching_settings.ts";
 import * as parallelLanes from "../../db/migrations/0011_parallel_lanes.ts";
+import * as stateCompression from "../../db/migrations/0012_state_compression.ts";
 
 const migrations: Record<string, Migration> = {
   "0001_foundation": foundation,
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   "0009_delivery_handling": deliveryHandling,
   "0010_batching_settings": batchingSettings,
   "0011_parallel_lanes": parallelLanes,
+  "0012_state_compression": stateCompression,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

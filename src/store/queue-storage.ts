@@ -1,7 +1,12 @@
 // The queue runner's storage (src/ports/queue-persistence.ts) on this database, and the API's reads of queue states,
 // which share its parsed states: a state a step saved serves the reads that follow without being parsed again.
 import type { Transaction } from "kysely";
-import type { QueueStep, QueueStorage, QueueTransaction } from "../ports/queue-persistence.ts";
+import type {
+  DeliveryRecord,
+  QueueStep,
+  QueueStorage,
+  QueueTransaction,
+} from "../ports/queue-persistence.ts";
 import type { Connection } from "./connection.ts";
 import { purgeDeliveries, recordDeliveries } from "./deliveries.ts";
 import {
@@ -28,7 +33,11 @@ import { gatheredReads } from "./gathered-reads.ts";
 import { deleteQueueRow, insertQueue } from "./queues.ts";
 import { QueueStateCache } from "./state-cache.ts";
 import type { Database } from "./schema.ts";
-import { inPostgresQueueTransaction, type LocatedVersion } from "./postgres-queue-transaction.ts";
+import {
+  inPostgresQueueTransaction,
+  type Opening,
+  type PostgresQueueTransaction,
+} from "./postgres-queue-transaction.ts";
 import type { QueueSnapshot } from "../ports/queue-records.ts";
 export type { QueueSnapshot } from "../ports/queue-records.ts";
 
@@ -56,35 +65,51 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
     async inQueueTransaction(queueId, work) {
       const saved: QueueStep[] = [];
       /**
-       * `opened`: what the transaction's opening read of the queue found, served to the first load of it;
-       * `atCommit`: where the step's writes go (on PostgreSQL, sent with the commit).
+       * `open`: on PostgreSQL, what sends the transaction's opening (see inPostgresQueueTransaction), whose read of
+       * the queue serves the first load of it, and which records the deliveries when that is the first thing the
+       * work does; `atCommit`: where the step's writes go (on PostgreSQL, sent with the commit).
        */
       const inTransaction = (
         trx: Transaction<Database>,
         atCommit: Transaction<Database>,
-        opened?: { row: LocatedVersion | undefined },
+        open?: PostgresQueueTransaction["open"],
       ) => {
-        const openedRead = (id: string) => {
-          if (opened === undefined || id !== queueId) return undefined;
-          const found = opened;
-          opened = undefined;
-          return found;
+        let openedRead: Promise<Opening> | undefined;
+        const opening = (deliveries: readonly DeliveryRecord[]) => {
+          const sent = open?.(deliveries);
+          if (sent !== undefined) openedRead = sent;
+          return sent;
         };
-        const loadLocated = (id: string) => {
-          const read = openedRead(id);
+        /** The opening's read, for the first load of the transaction's queue; sent now if nothing sent it yet. */
+        const takeOpenedRead = (id: string) => {
+          if (id !== queueId) return undefined;
+          opening([]);
+          const read = openedRead;
+          openedRead = undefined;
+          return read;
+        };
+        let loadedOwnQueue = false;
+        const loadLocated = async (id: string) => {
+          const read = takeOpenedRead(id);
+          if (id === queueId) loadedOwnQueue = true;
           return read === undefined
             ? loadLocatedQueueState(trx, id, states)
-            : locatedQueueState(trx, id, read.row, states);
+            : locatedQueueState(trx, id, (await read).located, states);
         };
         const queue: QueueTransaction = {
           loadQueueState: (id) =>
-            opened !== undefined && id === queueId ? loadLocated(id) : loadQueueState(trx, id, states),
+            open !== undefined && id === queueId && !loadedOwnQueue
+              ? loadLocated(id)
+              : loadQueueState(trx, id, states),
           loadLocatedQueueState: loadLocated,
           saveQueueStep: async (step) => {
             await saveQueueStep(atCommit, step);
             saved.push(step);
           },
-          recordDeliveries: (deliveries) => recordDeliveries(trx, deliveries),
+          recordDeliveries: async (deliveries) => {
+            const sent = deliveries.length > 0 ? opening(deliveries) : undefined;
+            return sent === undefined ? recordDeliveries(trx, deliveries) : (await sent).recorded;
+          },
           completeCommand: (id, now, error) => completeCommand(trx, id, now, error),
           deleteQueue: (id) => deleteQueueRow(trx, id),
         };
@@ -96,8 +121,8 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
               await lockQueue(trx, dialect, queueId);
               return inTransaction(trx, trx);
             })
-          : await inPostgresQueueTransaction(pool, queueId, ({ trx, atCommit, opened: row }) =>
-              inTransaction(trx, atCommit, { row }),
+          : await inPostgresQueueTransaction(pool, queueId, ({ trx, atCommit, open }) =>
+              inTransaction(trx, atCommit, open),
             );
       // Only once committed: a state rolled back must not be taken for the version it would have been.
       for (const { stored, next } of saved) states.set(stored.queueId, stored.version + 1, next);

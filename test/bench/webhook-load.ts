@@ -8,7 +8,7 @@
 // webhook endpoint must do with the same deliveries (bare-webhooks.ts: signature, parse, and one durable insert for
 // deliveries that change a queue, one read for those that change nothing).
 import { type ChildProcess, fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -70,7 +70,9 @@ async function freshDatabase(dialect: Dialect, dir: string, name: string) {
   await admin.query(`create schema ${schema}`);
   await admin.end();
   const url = new URL(base);
-  url.searchParams.set("options", `-c search_path=${schema}`);
+  // BENCH_PG_OPTIONS adds server settings to both servers' connections, e.g. "-c synchronous_commit=off" to see what
+  // waiting for the WAL's flush at each commit costs.
+  url.searchParams.set("options", `-c search_path=${schema} ${process.env.BENCH_PG_OPTIONS ?? ""}`.trim());
   return {
     url: url.toString(),
     drop: async () => {
@@ -354,6 +356,30 @@ export interface WebhookFigures {
 interface Burst extends LoadResult {
   rate: number;
   cpuMicros: number;
+  /** The CPU time of the PostgreSQL server on this machine per event, when there is one. */
+  databaseCpuMicros: number | undefined;
+}
+
+/**
+ * The CPU time every `postgres` process on this machine took so far (backends, WAL writer, checkpointer, autovacuum,
+ * and the postmaster's exited children): undefined when none runs here. Only the load's server runs it during a burst
+ * (the bare endpoint's turns are apart), so the difference over a burst is PostgreSQL's share of that burst.
+ */
+function postgresCpuMs(): number | undefined {
+  let ticks: number | undefined;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    if (!stat.includes(" (postgres) ")) continue;
+    const fields = stat.split(") ")[1]!.split(" ");
+    ticks = (ticks ?? 0) + [11, 12, 13, 14].reduce((sum, field) => sum + Number(fields[field]), 0);
+  }
+  return ticks === undefined ? undefined : ticks * 10;
 }
 
 /** One burst to `target` (a process): events/s, answer times and the process's CPU time per event. */
@@ -364,11 +390,17 @@ async function burst(
   runId: string,
 ): Promise<Burst> {
   const cpuBefore = cpuMs(target.pid);
+  const databaseBefore = postgresCpuMs();
   const result = await send(target, { count: burstDeliveries, from, runId });
+  const databaseAfter = postgresCpuMs();
   return {
     ...result,
     rate: result.events / result.seconds,
     cpuMicros: ((cpuMs(target.pid) - cpuBefore) * 1000) / result.events,
+    databaseCpuMicros:
+      databaseBefore === undefined || databaseAfter === undefined
+        ? undefined
+        : ((databaseAfter - databaseBefore) * 1000) / result.events,
   };
 }
 
@@ -404,6 +436,14 @@ export async function benchWebhooks(options: LoadOptions, without?: WebhookFigur
     const turnRatios = services.map((s, i) => s.rate / bares[i]!.rate);
     const cpu = median(services.map((s) => s.cpuMicros));
     const bareCpu = median(bares.map((s) => s.cpuMicros));
+    const databaseCpu = (bursts: Burst[]) => {
+      const each = bursts.flatMap((s) => s.databaseCpuMicros ?? []);
+      return each.length === bursts.length ? median(each).toFixed(0) : undefined;
+    };
+    const database =
+      options.dialect === "postgres" && databaseCpu(services) !== undefined
+        ? `, PostgreSQL's CPU ${databaseCpu(services)} µs per event vs bare ${databaseCpu(bares)} µs`
+        : "";
     const figures = {
       eventsPerSecond: Math.round(rate),
       p99Ms: percentile(latencies, 99),
@@ -416,7 +456,7 @@ export async function benchWebhooks(options: LoadOptions, without?: WebhookFigur
     const line =
       `webhooks end to end (${describe(options)}): ${figures.eventsPerSecond} events/s vs bare ${Math.round(bareRate)}, ` +
       `median of the turns' ratios ${median(turnRatios).toFixed(2)} (turns ${turnRatios.map((r) => r.toFixed(2)).join(" ")}), answer p50 ${p(50)} ms, p99 ${p(99)} ms, ` +
-      `service CPU ${figures.cpuMicrosPerEvent} µs per event vs bare ${bareCpu.toFixed(0)} µs = ${(bareCpu / cpu).toFixed(2)}; load average ${load}${beside}`;
+      `service CPU ${figures.cpuMicrosPerEvent} µs per event vs bare ${bareCpu.toFixed(0)} µs = ${(bareCpu / cpu).toFixed(2)}${database}; load average ${load}${beside}`;
     return { ...figures, line };
   });
 }

@@ -3,11 +3,29 @@
 // a write that fails must leave nothing behind.
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inPostgresQueueTransaction } from "../../src/store/postgres-queue-transaction.ts";
+import pg from "pg";
+import { escapeLiteral, inPostgresQueueTransaction } from "../../src/store/postgres-queue-transaction.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+describe("a literal in a queue's transaction", () => {
+  it("is escaped exactly as the driver escapes it", () => {
+    const driver = new pg.Client();
+    for (const text of [
+      "",
+      "plain",
+      "it's",
+      "back\\slash",
+      "\\' mixed ''",
+      "$1 ; commit; --",
+      "ünïcødé ☃ 𝄞",
+    ]) {
+      expect(escapeLiteral(text)).toBe(driver.escapeLiteral(text));
+    }
+  });
+});
 
 onPostgres("a queue's transaction on PostgreSQL", () => {
   let store: TestStore;
@@ -45,13 +63,14 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
     const withParameters = await rows();
     await sql`truncate literals restart identity`.execute(store.db);
 
-    const opened = await inPostgresQueueTransaction(store.pool!, queueId, async ({ atCommit, opened }) => {
+    const opened = await inPostgresQueueTransaction(store.pool!, queueId, async ({ atCommit, open }) => {
+      const opening = await open([]);
       for (const row of awkward)
         await atCommit
           .insertInto("literals" as never)
           .values(row as never)
           .execute();
-      return opened;
+      return opening?.located;
     });
     expect(opened).toMatchObject({ queueId, version: 1 });
     expect(await rows()).toEqual(withParameters);
@@ -101,8 +120,42 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
     const opened = await inPostgresQueueTransaction(
       store.pool!,
       "no-such-queue",
-      async ({ opened }) => opened,
+      async ({ open }) => (await open([]))?.located,
     );
     expect(opened).toBeUndefined();
+  });
+
+  const delivery = (key: string) => ({ key, event: "status", now: 1_764_000_000_000 });
+  const recordedKeys = async () =>
+    (await store.db.selectFrom("webhook_deliveries").select("id").orderBy("id").execute()).map(
+      (row) => row.id,
+    );
+
+  it("records deliveries in its opening, answering those handled before", async () => {
+    await inPostgresQueueTransaction(store.pool!, queueId, async ({ open }) => open([delivery("a:q")]));
+    const opening = await inPostgresQueueTransaction(store.pool!, queueId, async ({ open }) =>
+      open([delivery("a:q"), delivery("it's:q")]),
+    );
+    expect(opening).toMatchObject({ located: { queueId, version: 1 }, recorded: new Set(["it's:q"]) });
+    expect(await recordedKeys()).toEqual(["a:q", "it's:q"]);
+  });
+
+  it("opens once: a query opens it, and a later open answers nothing", async () => {
+    const later = await inPostgresQueueTransaction(store.pool!, queueId, async ({ trx, open }) => {
+      await sql`select 1`.execute(trx);
+      return open([delivery("b:q")]);
+    });
+    expect(later).toBeUndefined();
+    expect(await recordedKeys()).toEqual([]);
+  });
+
+  it("deliveries recorded by an opening whose transaction fails are not recorded", async () => {
+    await expect(
+      inPostgresQueueTransaction(store.pool!, queueId, async ({ open }) => {
+        await open([delivery("c:q")]);
+        throw new Error("the step failed");
+      }),
+    ).rejects.toThrow("the step failed");
+    expect(await recordedKeys()).toEqual([]);
   });
 });
