@@ -18,16 +18,20 @@ async function setCompression(db: Kysely<unknown>, method: "lz4" | "default"): P
   }
 }
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  // Listed among the setting's values only when the server was built with lz4 (PostgreSQL 14 and later).
+/** Whether the server can compress with lz4: it lists lz4 among the setting's values only then (PostgreSQL 14+). */
+async function hasLz4(db: Kysely<unknown>): Promise<boolean> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return false;
   const { rows } = await sql<{ lz4: boolean }>`
     select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(
     db,
   );
-  if (rows[0]?.lz4 === true) await setCompression(db, "lz4");
+  return rows[0]?.lz4 === true;
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  if (await hasLz4(db)) await setCompression(db, "lz4");
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) await setCompression(db, "default");
+  if (await hasLz4(db)) await setCompression(db, "default");
 }
