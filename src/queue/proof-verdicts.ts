@@ -143,7 +143,7 @@ function narrowed(sets: readonly (readonly number[])[] | undefined, proven: read
 
 /**
  * PRs proven since: each failed set holding them, set aside or not, narrows to the others; a set left with one
- * PR alone pins its failure on it (a fresh PR so pinned waits on the side to be retested).
+ * PR alone pins its failure on it (a PR so pinned while waiting as a fresh one is planned as a suspect: alone).
  */
 function narrowSuspicions(draft: QueueDraft, proven: readonly number[], reason: TestFailureReason): void {
   const pinned: number[] = [];
@@ -160,11 +160,7 @@ function narrowSuspicions(draft: QueueDraft, proven: readonly number[], reason: 
       setAside: aside.sets,
       pinnedFailures: evidence.pinnedFailures + pins,
     }));
-    if (pins === 0) continue;
-    pinned.push(prNumber);
-    if (requirePr(draft, prNumber).state === "pending") {
-      awaitRetest(draft, prNumber, reason, `The others tested with it in a failed run passed since.`);
-    }
+    if (pins > 0) pinned.push(prNumber);
   }
   decide(draft, pinned, reason, `The others tested with it passed since (${numbered(proven)}).`);
 }
