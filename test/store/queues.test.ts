@@ -58,8 +58,9 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
     state: QueueState,
     now = T0,
     also?: (trx: Transaction<Database>) => Promise<void>,
+    prNumber = 12,
   ) => {
-    const result = step(state, aPr(12), now);
+    const result = step(state, aPr(prNumber), now);
     await store.db.transaction().execute(async (trx) => {
       const stored = (await loadQueueState(trx, state.queueId))!;
       await saveQueueStep(trx, { stored, next: result.state, commands: result.commands, now, prUrl: String });
@@ -160,21 +161,24 @@ describe.each(testDialects)("repositories, queues and queue states on %s", (dial
 
   it("hands out each lane of a queue's commands one at a time, in order, to one worker at a time", async () => {
     const { state } = await aQueue();
-    const result = await saveSubmission(state);
-    expect(result.commands.map(laneOf)).toEqual(["effects", "notifications", "notifications"]);
+    const first = await saveSubmission(state);
+    // A second PR waits behind the first: its status is the notification lane's second command.
+    const second = await saveSubmission(first.state, T0, undefined, 13);
+    const commands = [...first.commands, ...second.commands];
+    expect(commands.map(laneOf)).toEqual(["effects", "notifications", "notifications"]);
     expect(await queuesWithDueCommands(store.db, T0)).toEqual([state.queueId]);
     const claim = (lane: OutboxLane, now: number, holder = "worker-1") =>
       claimNextCommand(store.db, state.queueId, lane, { holder, now, leaseMs: 60_000 });
     const branch = await claim("effects", T0);
-    expect(branch?.command).toEqual(result.commands[0]);
+    expect(branch?.command).toEqual(commands[0]);
     // The other lane goes on beside it.
     const status = await claim("notifications", T0);
-    expect(status?.command).toEqual(result.commands[1]);
+    expect(status?.command).toEqual(commands[1]);
     // Claimed: nobody else gets it, nor the command behind it, until it completes or the lease lapses.
     expect(await claim("notifications", T0 + 1, "worker-2")).toBeUndefined();
     expect(await claim("effects", T0 + 60_001, "worker-2")).toMatchObject({ id: branch?.id });
     await completeCommand(store.db, status!.id, T0 + 2);
-    expect((await claim("notifications", T0 + 3, "worker-2"))?.command).toEqual(result.commands[2]);
+    expect((await claim("notifications", T0 + 3, "worker-2"))?.command).toEqual(commands[2]);
   });
 
   it("a heartbeat renews only its holder's claims", async () => {
