@@ -60,15 +60,7 @@ async function measure(mergeMethod: "squash" | "merge_commit"): Promise<Measured
       batchingMinSize: batchSize,
       mergeMethod,
     });
-    for (let number = 1; number <= prs; number++) {
-      s.repo.openPullRequest({
-        number,
-        title: `Change ${number}`,
-        author: "alice",
-        files: { [`src/${number}.ts`]: `${number}\n` },
-      });
-      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
-    }
+    await s.submitPullRequests(Array.from({ length: prs }, (_, index) => index + 1));
     await s.settle();
     // CI passes each run in flight, oldest first, until every PR is merged.
     for (let round = 0; round < 4 * prs; round++) {

@@ -20,7 +20,8 @@ describe("notification writes", () => {
     await s.close();
   });
 
-  it("a batch's PRs show their course on their status only: queued, testing, then merged without a write in between", async () => {
+  /** A queue testing in batches of two, and PRs #1 and #2 submitted to it. */
+  async function twoPrsInOneBatch(): Promise<void> {
     await s.api("createQueue", {
       repo,
       targetBranch: "main",
@@ -28,15 +29,11 @@ describe("notification writes", () => {
       batch: true,
       batchingMinSize: 2,
     });
-    for (const number of [1, 2]) {
-      s.repo.openPullRequest({
-        number,
-        title: `Change ${number}`,
-        author: "alice",
-        files: { [`src/${number}.ts`]: "x" },
-      });
-      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
-    }
+    await s.submitPullRequests([1, 2]);
+  }
+
+  it("a batch's PRs show their course on their status only: queued, testing, then merged without a write in between", async () => {
+    await twoPrsInOneBatch();
     await s.settle();
     const { testRunId } = (
       await s.api("getSubmittedPullRequest", { repo, targetBranch: "main", pr: { number: 1 } })
@@ -68,22 +65,7 @@ describe("notification writes", () => {
   });
 
   it("a setback posts the comment, which says where progress shows and is edited at the end", async () => {
-    await s.api("createQueue", {
-      repo,
-      targetBranch: "main",
-      requiredStatuses: ["ci"],
-      batch: true,
-      batchingMinSize: 2,
-    });
-    for (const number of [1, 2]) {
-      s.repo.openPullRequest({
-        number,
-        title: `Change ${number}`,
-        author: "alice",
-        files: { [`src/${number}.ts`]: "x" },
-      });
-      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
-    }
+    await twoPrsInOneBatch();
     await s.settle();
     const testedSha = async (number: number) => {
       const { testRunId } = (

@@ -39,15 +39,7 @@ describe("test branch writes", () => {
       batchingMinSize: 2,
       mergeMethod,
     });
-    for (const number of [1, 2, 3, 4]) {
-      s.repo.openPullRequest({
-        number,
-        title: `Change ${number}`,
-        author: "alice",
-        files: { [`src/${number}.ts`]: `${number}\n` },
-      });
-      await s.api("submitPullRequest", { repo, targetBranch: "main", pr: { number } });
-    }
+    await s.submitPullRequests([1, 2, 3, 4]);
     await s.settle();
   }
 

@@ -24,6 +24,8 @@ export interface Scenario {
   github: { down: boolean; attempts: number };
   /** POSTs to /v1/<path> with the organization's token and returns the parsed body and status. */
   api(path: string, body: Record<string, unknown>): Promise<{ status: number; body: any }>;
+  /** Opens PR #n for each number (alice's change to src/<n>.ts) and submits it to the queue of main by the API. */
+  submitPullRequests(numbers: readonly number[]): Promise<void>;
   /** Delivers every webhook GitHub emitted and runs the queue's commands, until nothing is left. */
   settle(): Promise<void>;
   /** Delivers the webhooks GitHub emitted so far, and nothing more (safe while the app awaits GitHub). */
@@ -136,6 +138,18 @@ export async function startScenario(options: ScenarioOptions = {}): Promise<Scen
     async api(path, body) {
       const response = await server.post(path, body, token);
       return { status: response.status, body: await response.json() };
+    },
+    async submitPullRequests(numbers) {
+      for (const number of numbers) {
+        const files = { [`src/${number}.ts`]: `${number}\n` };
+        repo.openPullRequest({ number, title: `Change ${number}`, author: "alice", files });
+        const response = await server.post(
+          "submitPullRequest",
+          { repo: repoRef, targetBranch: "main", pr: { number } },
+          token,
+        );
+        if (response.status !== 200) throw new Error(`submitting #${number} answered ${response.status}`);
+      }
     },
     settle,
     async deliverWebhooks() {
