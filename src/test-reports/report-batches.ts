@@ -1,7 +1,6 @@
 // What ingestion stores of a batch of test cases (docs/test-health.md#uploading-results-from-ci, #test-identity): the batch's distinct tests, each with its id
-// and every attempt of every test case element with that id. Computed by the thread that reads the reports (see
-// report-reader.ts) and sent to the thread that writes them in columns: a few strings and typed arrays cross
-// between threads for a small part of what 500 objects would cost to copy and collect.
+// and every attempt of every test case element with that id (report-reader.ts), in columns: a few strings and typed
+// arrays instead of an object and arrays per test, which cost as much to build and collect as parsing the XML.
 import {
   type RepoRef,
   relativeFilePath,
@@ -105,7 +104,7 @@ export interface UploadIdentity {
 
 /**
  * Groups a batch of parsed test cases by id; their attempts are numbered from `firstSeq`. The columns are filled
- * in place, without an object or array per test: on the reader thread, building and collecting those took as long
+ * in place, without an object or array per test: building and collecting those took as long
  * as parsing the XML.
  */
 export function readBatch(

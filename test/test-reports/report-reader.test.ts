@@ -8,13 +8,7 @@ import {
   readTests,
   testIdentities,
 } from "../../src/test-reports/report-batches.ts";
-import {
-  READER_IDLE_MS,
-  readerThreadRunning,
-  readReports,
-  startReportReader,
-  stopReportReader,
-} from "../../src/test-reports/report-reader.ts";
+import { readReports } from "../../src/test-reports/report-reader.ts";
 import { testCaseId } from "../../src/test-health/index.ts";
 
 const repository = { host: "github.com", owner: "Acme", name: "Widgets" };
@@ -52,7 +46,7 @@ function describeBatch(batch: ReadBatch) {
 
 const suite = (cases: string) => `<testsuite name="suite" file="widget.spec.ts">${cases}</testsuite>`;
 
-describe("reading an upload's reports on the reader thread", () => {
+describe("reading an upload's reports", () => {
   it("groups each batch by test, numbers attempts across documents and summarises failures", async () => {
     const first = suite(
       '<testcase classname="W" name="a"/>' +
@@ -209,7 +203,7 @@ describe("reading an upload's reports on the reader thread", () => {
     await vi.waitFor(() => expect(closed).toBe(true));
   });
 
-  it("reads a batch holding 20 MiB of failure text within its heap's cap", async () => {
+  it("reads a batch holding 20 MiB of failure text", async () => {
     const trace = "at Widget.spin (widget.ts:1)\n".repeat(2300);
     const cases = Array.from(
       { length: 300 },
@@ -221,39 +215,5 @@ describe("reading an upload's reports on the reader thread", () => {
     const [batch] = await readAll([report], 1000);
     expect(batch?.testCases).toBe(300);
     expect(new Set(failureSummaries(batch as ReadBatch))).toEqual(new Set(["spun <n>"]));
-  });
-
-  it("fails the uploads it was reading when its thread dies, and starts a new thread for the next upload", async () => {
-    async function* slow() {
-      yield "<testsuite>";
-      await new Promise(() => undefined);
-    }
-    await startReportReader();
-    const reading = readAll([slow()]);
-    await stopReportReader();
-    await expect(reading).rejects.toThrow(/report reader stopped/);
-    expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
-  });
-});
-
-describe("the reader thread between uploads", () => {
-  it("stops once no upload has used it for a while, giving its heap back, and starts again for the next", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    try {
-      await readAll([suite('<testcase name="first"/>')]);
-      vi.advanceTimersByTime(READER_IDLE_MS / 2);
-      // Another upload within the idle time keeps the same thread and starts the idle time again.
-      await readAll([suite('<testcase name="second"/>')]);
-      vi.advanceTimersByTime(READER_IDLE_MS - 1);
-      expect(readerThreadRunning()).toBe(true);
-      vi.advanceTimersByTime(1);
-      for (let turn = 0; turn < 10_000 && readerThreadRunning(); turn++) {
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      expect(readerThreadRunning()).toBe(false);
-    } finally {
-      vi.useRealTimers();
-    }
-    expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
   });
 });
