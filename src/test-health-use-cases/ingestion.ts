@@ -16,16 +16,7 @@ import type { NewTestCases, Repository, TestCaseKeyCache } from "../ports/test-c
 import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import type { Upload } from "../ports/test-result-storage.ts";
 import type { JunitInput } from "../test-reports/junit-documents.ts";
-import {
-  failureSummaries,
-  isFailure,
-  OUTCOMES,
-  type ReadBatch,
-  readTests,
-  type ReadTest,
-  type TestIdentity,
-  testIdentities,
-} from "../test-reports/report-batches.ts";
+import { isFailure, OUTCOMES, type ReadBatch, type ReadTest } from "../test-reports/report-batches.ts";
 import { readReports } from "../test-reports/report-reader.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type CheckoutReport, rememberCheckout } from "./checkout-facts.ts";
@@ -193,7 +184,7 @@ class Ingestion {
     const touched: TouchedTest[] = [];
     // Tests the key cache does not know, to be read from the database or created.
     const unknown: TouchedTest[] = [];
-    for (const read of readTests(batch)) {
+    for (const read of batch.tests) {
       const key = keyCache.get(read.id);
       const test = { read, key, cached: key !== undefined, isNew: false, settled: true };
       touched.push(test);
@@ -218,7 +209,7 @@ class Ingestion {
     const results: unknown[] = [];
     const failures: unknown[] = [];
     const toReclassify: number[] = [];
-    const summaries = failureSummaries(batch);
+    const summaries = batch.failureSummaries;
     let failed = 0;
     for (const test of touched) {
       const key = test.key as number;
@@ -258,7 +249,6 @@ class Ingestion {
     if (tests.length === 0) return [];
     const { repository, variant, now } = this.input;
     const keys = await upload.nextKeys(tests.length);
-    const identities = testIdentities(batch);
     // Tests that share a classification share their health, which each insert binds once.
     const groups = new Map<string, NewTestCases>();
     for (const [index, test] of tests.entries()) {
@@ -273,7 +263,8 @@ class Ingestion {
         groups.set(groupKey, group);
       }
       test.settled = group.health.settled;
-      group.tests.push({ key: test.key, id: test.read.id, ...(identities[test.read.index] as TestIdentity) });
+      const { id, name, classname, parent, filePath } = test.read;
+      group.tests.push({ key: test.key, id, name, classname, parent, filePath });
     }
     let inserted = 0;
     for (const group of groups.values()) inserted += await trx.insertNewTestCases(group);

@@ -1,13 +1,7 @@
 import { Readable } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { JunitParseError } from "../../src/test-reports/parsed-report.ts";
-import {
-  failureSummaries,
-  OUTCOMES,
-  type ReadBatch,
-  readTests,
-  testIdentities,
-} from "../../src/test-reports/report-batches.ts";
+import { OUTCOMES, type ReadBatch } from "../../src/test-reports/report-batches.ts";
 import { readReports } from "../../src/test-reports/report-reader.ts";
 import { testCaseId } from "../../src/test-health/index.ts";
 
@@ -27,20 +21,19 @@ async function readAll(documents: Parameters<typeof readReports>[0], batchSize =
 
 /** What a batch says of each test, as ingestion reads it. */
 function describeBatch(batch: ReadBatch) {
-  const identities = testIdentities(batch);
-  const summaries = failureSummaries(batch);
   let failed = 0;
-  return readTests(batch).map((test) => {
+  return batch.tests.map((test) => {
     const attempts = [];
     for (let attempt = test.firstAttempt; attempt < test.endAttempt; attempt++) {
       const outcome = OUTCOMES[batch.outcomes[attempt] as number];
       attempts.push({
         outcome,
         seq: batch.seqs[attempt],
-        summary: outcome === "failed" ? summaries[failed++] : null,
+        summary: outcome === "failed" ? batch.failureSummaries[failed++] : null,
       });
     }
-    return { id: test.id, ...identities[test.index], failedFinally: test.failedFinally, attempts };
+    const { id, name, classname, parent, filePath, failedFinally } = test;
+    return { id, name, classname, parent, filePath, failedFinally, attempts };
   });
 }
 
@@ -150,7 +143,7 @@ describe("reading an upload's reports", () => {
         repoRoot: null,
         batchSize: 7,
       })) {
-        read.push(...testIdentities(batch).map((identity) => identity.name));
+        read.push(...batch.tests.map((test) => test.name));
         // Let the other uploads' batches in between.
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -214,6 +207,6 @@ describe("reading an upload's reports", () => {
     expect(report.length).toBeGreaterThan(19 * 1024 * 1024);
     const [batch] = await readAll([report], 1000);
     expect(batch?.testCases).toBe(300);
-    expect(new Set(failureSummaries(batch as ReadBatch))).toEqual(new Set(["spun <n>"]));
+    expect(new Set(batch?.failureSummaries)).toEqual(new Set(["spun <n>"]));
   });
 });
