@@ -4,7 +4,9 @@
 // CPU of the parse and of the inserts adds up either way.
 //
 // Memory stays bounded: a document is read a chunk at a time (documentChunks), and the next chunk is only read once
-// ingestion has taken the batches of the previous one.
+// ingestion has taken the batches of the previous one. The service's other requests wait for one batch at most: a
+// chunk read from the upload's file holds several, and SQLite answers synchronously, so without a turn of the event
+// loop per batch they would wait for a whole chunk's parse and inserts.
 import { parseJunitDocumentInBatches, type JunitInput } from "./junit-documents.ts";
 import { readBatch, type ReadBatch, type UploadIdentity } from "./report-batches.ts";
 
@@ -22,6 +24,7 @@ export async function* readReports(
   for (const [documentIndex, document] of documents.entries()) {
     const batches = parseJunitDocumentInBatches(document, { documentIndex, batchSize: options.batchSize });
     for await (const testCases of batches) {
+      await new Promise((resolve) => setImmediate(resolve));
       const batch = readBatch(testCases, options, seq);
       seq += batch.seqs.length;
       yield batch;

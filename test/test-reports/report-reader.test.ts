@@ -196,6 +196,20 @@ describe("reading an upload's reports", () => {
     await vi.waitFor(() => expect(closed).toBe(true));
   });
 
+  it("lets other work of the process run between batches, even when the report is at hand whole", async () => {
+    const report = suite(
+      Array.from({ length: 100 }, (_, index) => `<testcase classname="W" name="t${index}"/>`).join(""),
+    );
+    let batchesRead = 0;
+    let readWhenOtherWorkRan: number | undefined;
+    setImmediate(() => (readWhenOtherWorkRan = batchesRead));
+    for await (const _ of readReports([report], { repository, variant: "", repoRoot: null, batchSize: 10 })) {
+      batchesRead++;
+    }
+    expect(batchesRead).toBe(10);
+    expect(readWhenOtherWorkRan).toBeLessThan(2);
+  });
+
   it("reads a batch holding 20 MiB of failure text", async () => {
     const trace = "at Widget.spin (widget.ts:1)\n".repeat(2300);
     const cases = Array.from(
