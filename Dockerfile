@@ -21,8 +21,8 @@ RUN node scripts/bundle-service.mjs && node scripts/runtime-modules.mjs /runtime
 
 # --- runtime: the bundles and the runtime packages, nothing else (no npm install, no compiler)
 FROM node:24-bookworm-slim
-# MALLOC_ARENA_MAX: the JUnit reader thread would otherwise get a glibc arena of its own, which keeps tens of MiB
-# after each large upload (docs/performance.md).
+# MALLOC_ARENA_MAX: glibc would otherwise give each thread that allocates an arena of its own, which keeps freed
+# memory after a large upload (docs/performance.md).
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \

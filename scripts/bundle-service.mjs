@@ -7,9 +7,7 @@
 //
 // Left to be loaded from node_modules at run time: better-sqlite3 (a native module), and what the sources load
 // with createRequire or import.meta.resolve themselves (the pg driver, the route compilers, Probot's setup app),
-// which only some processes use; scripts/runtime-modules.mjs copies them (but the setup app) for the image. The
-// report reader's thread is bundled beside main.js, where report-reader.ts looks for it (next to its own module,
-// which the bundle is).
+// which only some processes use; scripts/runtime-modules.mjs copies them (but the setup app) for the image.
 import { fileURLToPath, URL } from "node:url";
 import { build } from "esbuild";
 
@@ -19,7 +17,6 @@ await build({
   entryPoints: {
     main: path("../src/main.ts"),
     "cli/main": path("../src/cli/main.ts"),
-    "report-reader-thread": path("../src/test-reports/report-reader-thread.ts"),
   },
   outdir: process.argv[2] ?? path("../dist/src"),
   bundle: true,

@@ -1,8 +1,9 @@
-// Ingestion of an upload of JUnit reports (docs/test-health.md#uploading-results-from-ci): streamed parsing on the
-// reader thread (src/test-reports/), batched inserts, and incremental classification of the tests the upload touched
+// Ingestion of an upload of JUnit reports (docs/test-health.md#uploading-results-from-ci): streamed parsing
+// (src/test-reports/), batched inserts, and incremental classification of the tests the upload touched
 // (docs/test-health.md#classification), all in one transaction so that an upload is stored all or nothing. Memory is
-// bounded by the batch size, not by the size of the reports: across batches only the failing tests (which the answer
-// lists), the repository's unsettled tests and the bounded key cache are remembered.
+// bounded by the batch size, not by the size of the reports: across batches only the keys of the failing tests (which
+// the answer lists), of the repository's unsettled tests and of the tests to reclassify (failing or unsettled ones),
+// and the bounded key cache are remembered.
 import {
   type Classification,
   classifyTest,
@@ -16,16 +17,7 @@ import type { NewTestCases, Repository, TestCaseKeyCache } from "../ports/test-c
 import type { TestHealthStorage } from "../ports/test-health-persistence.ts";
 import type { Upload } from "../ports/test-result-storage.ts";
 import type { JunitInput } from "../test-reports/junit-documents.ts";
-import {
-  failureSummaries,
-  isFailure,
-  OUTCOMES,
-  type ReadBatch,
-  readTests,
-  type ReadTest,
-  type TestIdentity,
-  testIdentities,
-} from "../test-reports/report-batches.ts";
+import { isFailure, OUTCOMES, type ReadBatch, type ReadTest } from "../test-reports/report-batches.ts";
 import { readReports } from "../test-reports/report-reader.ts";
 import { reclassifyTestCases } from "./reclassification.ts";
 import { type CheckoutReport, rememberCheckout } from "./checkout-facts.ts";
@@ -86,6 +78,12 @@ interface UploadState {
   unsettled: Set<number>;
   /** Tests with a test case element that ended in a failure, in the order of the reports. */
   failing: Set<number>;
+  /**
+   * Known tests whose health the upload may change (a failure, or unsettled before): reclassified once all the
+   * upload's results are stored. Per batch, they were a few tests each, and the statements' fixed costs took a
+   * tenth of an upload with 1% failures; the health is the same, as it is computed from every stored run.
+   */
+  toReclassify: Set<number>;
   testResults: number;
   autoQuarantine: boolean;
 }
@@ -168,6 +166,7 @@ class Ingestion {
       nextKeys: await trx.testCaseKeyAllocator(),
       unsettled: new Set(await trx.unsettledTestKeys(repository.id)),
       failing: new Set(),
+      toReclassify: new Set(),
       testResults: 0,
       // Read under the repository's test-health lock, so that a change of setting waits for the upload.
       autoQuarantine: (await trx.testHealthSettings(repository.id)).autoQuarantine,
@@ -183,7 +182,12 @@ class Ingestion {
     }
     const { testResults, failing } = upload;
     await trx.recordUploadCounts(upload.key, { testResults, failures: failing.size });
-    return outcome(this.upload.id, testResults, await trx.loadTestCases([...failing]), failing);
+    const failingTests = new Map<number, TestCase>();
+    for (const testCase of await this.reclassify(trx, upload)) failingTests.set(testCase.key, testCase);
+    // The failing tests that were not reclassified: those the upload created.
+    const created = [...failing].filter((key) => !failingTests.has(key));
+    for (const testCase of await trx.loadTestCases(created)) failingTests.set(testCase.key, testCase);
+    return outcome(this.upload.id, testResults, failingTests, failing);
   }
 
   private async storeBatch(trx: TestHealthStorage, upload: UploadState, batch: ReadBatch): Promise<void> {
@@ -193,7 +197,7 @@ class Ingestion {
     const touched: TouchedTest[] = [];
     // Tests the key cache does not know, to be read from the database or created.
     const unknown: TouchedTest[] = [];
-    for (const read of readTests(batch)) {
+    for (const read of batch.tests) {
       const key = keyCache.get(read.id);
       const test = { read, key, cached: key !== undefined, isNew: false, settled: true };
       touched.push(test);
@@ -217,8 +221,7 @@ class Ingestion {
     // Flat rows: [test key, seq, outcome] and, for failures, [test key, seq, summary].
     const results: unknown[] = [];
     const failures: unknown[] = [];
-    const toReclassify: number[] = [];
-    const summaries = failureSummaries(batch);
+    const summaries = batch.failureSummaries;
     let failed = 0;
     for (const test of touched) {
       const key = test.key as number;
@@ -234,15 +237,31 @@ class Ingestion {
       if (failedFinally) upload.failing.add(key);
       if (this.feedsKeyCache && !test.cached) keyCache.remember(id, key);
       // New tests were classified from these very results; a settled test that only passed stays settled.
-      if (!test.isNew && (failed > failedBefore || unsettled.has(key))) toReclassify.push(key);
+      if (!test.isNew && (failed > failedBefore || unsettled.has(key))) upload.toReclassify.add(key);
     }
     const shared = { uploadKey: upload.key, occurredAt, repositoryId: repository.id, receivedAt: now };
     await trx.insertResults(shared, results, failures);
-    const context = { stableBranches: this.input.stableBranches, now, autoQuarantine: upload.autoQuarantine };
-    for (const testCase of await reclassifyTestCases(trx, toReclassify, context)) {
-      if (testCase.settled) unsettled.delete(testCase.key);
-      else unsettled.add(testCase.key);
+  }
+
+  /**
+   * Reclassifies the tests the upload may have changed, a batch's worth at a time (their runs are read into memory),
+   * and returns those of them that failed in the upload as they now stand.
+   */
+  private async reclassify(trx: TestHealthStorage, upload: UploadState): Promise<TestCase[]> {
+    const context = {
+      stableBranches: this.input.stableBranches,
+      now: this.input.now,
+      autoQuarantine: upload.autoQuarantine,
+    };
+    const keys = [...upload.toReclassify];
+    const failing: TestCase[] = [];
+    for (let start = 0; start < keys.length; start += this.batchSize) {
+      const chunk = keys.slice(start, start + this.batchSize);
+      for (const testCase of await reclassifyTestCases(trx, chunk, context)) {
+        if (upload.failing.has(testCase.key)) failing.push(testCase);
+      }
     }
+    return failing;
   }
 
   /**
@@ -258,7 +277,6 @@ class Ingestion {
     if (tests.length === 0) return [];
     const { repository, variant, now } = this.input;
     const keys = await upload.nextKeys(tests.length);
-    const identities = testIdentities(batch);
     // Tests that share a classification share their health, which each insert binds once.
     const groups = new Map<string, NewTestCases>();
     for (const [index, test] of tests.entries()) {
@@ -273,7 +291,8 @@ class Ingestion {
         groups.set(groupKey, group);
       }
       test.settled = group.health.settled;
-      group.tests.push({ key: test.key, id: test.read.id, ...(identities[test.read.index] as TestIdentity) });
+      const { id, name, classname, parent, filePath } = test.read;
+      group.tests.push({ key: test.key, id, name, classname, parent, filePath });
     }
     let inserted = 0;
     for (const group of groups.values()) inserted += await trx.insertNewTestCases(group);
@@ -304,10 +323,9 @@ class Ingestion {
 function outcome(
   uploadId: string,
   testResults: number,
-  failingTests: readonly TestCase[],
+  byKey: ReadonlyMap<number, TestCase>,
   failing: ReadonlySet<number>,
 ): UploadOutcome {
-  const byKey = new Map(failingTests.map((testCase) => [testCase.key, testCase]));
   const unquarantinedFailures: FailedTest[] = [];
   const failingTestHealth: FailingTestHealth[] = [];
   let quarantinedFailures = 0;

@@ -1,7 +1,9 @@
 // Summarises a V8 CPU profile (node --cpu-prof, or BENCH_CPU_PROF=<dir> with the benchmarks): the functions that took
 // the most time themselves ("self"), then the functions under which the most time went, what they called included
-// ("total": a sample counts once for each function on its stack).
-// `tsx test/bench/profile-summary.ts <file.cpuprofile> [rows]`.
+// ("total": a sample counts once for each function on its stack). A window in seconds from the profile's start (such as
+// one upload of bench:upload, whose service profile holds both) limits the summary to its samples; the busy time of
+// each second is printed first, to find it.
+// `tsx test/bench/profile-summary.ts <file.cpuprofile> [rows] [from-to]`.
 import { readFileSync } from "node:fs";
 
 interface ProfileNode {
@@ -10,18 +12,25 @@ interface ProfileNode {
   children?: number[];
 }
 
-const [file, rowsArgument] = process.argv.slice(2);
+const [file, rowsArgument, windowArgument] = process.argv.slice(2);
 const profile = JSON.parse(readFileSync(file!, "utf8")) as {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
 };
 const rows = Number(rowsArgument ?? 30);
+const [from, to] = (windowArgument ?? "0-Infinity").split("-").map(Number) as [number, number];
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+const isIdle = (id: number) => byId.get(id)?.callFrame.functionName === "(idle)";
 const selfMicros = new Map<number, number>();
-profile.samples.forEach((id, i) =>
-  selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
-);
+const busyBySecond: number[] = [];
+let at = 0;
+profile.samples.forEach((id, i) => {
+  const micros = profile.timeDeltas[i] ?? 0;
+  at += micros / 1e6;
+  if (!isIdle(id)) busyBySecond[Math.floor(at)] = (busyBySecond[Math.floor(at)] ?? 0) + micros;
+  if (at >= from && at <= to) selfMicros.set(id, (selfMicros.get(id) ?? 0) + micros);
+});
 const total = [...selfMicros.values()].reduce((sum, t) => sum + t, 0);
 
 const where = (node: ProfileNode) => {
@@ -44,6 +53,12 @@ for (const [id, micros] of selfMicros) {
 }
 const share = (micros: number) => `${((100 * micros) / total).toFixed(1).padStart(5)}%`;
 console.log(`${file}: ${(total / 1000).toFixed(0)} ms sampled`);
+console.log(
+  `busy ms by second: ${busyBySecond
+    .map((micros, second) => `${second}:${(micros / 1000).toFixed(0)}`)
+    .filter(Boolean)
+    .join(" ")}`,
+);
 for (const [title, times] of [
   ["self", selfByFunction],
   ["total", totalByFunction],

@@ -66,7 +66,7 @@ describe("environment variables", () => {
     const reads = /\benv(?:\.|\[["'])([A-Z][A-Z0-9_]*)|[eE]nv\w*\(\s*["']([A-Z][A-Z0-9_]*)["']/g;
     for (const match of read(file).matchAll(reads)) readByCode.add((match[1] ?? match[2]) as string);
   }
-  /** Constants of the code (READER_IDLE_MS) that the docs may name: not variables, but they exist. */
+  /** Constants of the code (KEY_CACHE_CAPACITY) that the docs may name: not variables, but they exist. */
   const constants = new Set(
     sources("src").flatMap((file) =>
       [...read(file).matchAll(/\bconst ([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\s*[=:]/g)].map(

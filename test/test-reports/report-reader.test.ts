@@ -1,20 +1,8 @@
 import { Readable } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { JunitParseError } from "../../src/test-reports/parsed-report.ts";
-import {
-  failureSummaries,
-  OUTCOMES,
-  type ReadBatch,
-  readTests,
-  testIdentities,
-} from "../../src/test-reports/report-batches.ts";
-import {
-  READER_IDLE_MS,
-  readerThreadRunning,
-  readReports,
-  startReportReader,
-  stopReportReader,
-} from "../../src/test-reports/report-reader.ts";
+import { OUTCOMES, type ReadBatch } from "../../src/test-reports/report-batches.ts";
+import { readReports } from "../../src/test-reports/report-reader.ts";
 import { testCaseId } from "../../src/test-health/index.ts";
 
 const repository = { host: "github.com", owner: "Acme", name: "Widgets" };
@@ -33,26 +21,25 @@ async function readAll(documents: Parameters<typeof readReports>[0], batchSize =
 
 /** What a batch says of each test, as ingestion reads it. */
 function describeBatch(batch: ReadBatch) {
-  const identities = testIdentities(batch);
-  const summaries = failureSummaries(batch);
   let failed = 0;
-  return readTests(batch).map((test) => {
+  return batch.tests.map((test) => {
     const attempts = [];
     for (let attempt = test.firstAttempt; attempt < test.endAttempt; attempt++) {
       const outcome = OUTCOMES[batch.outcomes[attempt] as number];
       attempts.push({
         outcome,
         seq: batch.seqs[attempt],
-        summary: outcome === "failed" ? summaries[failed++] : null,
+        summary: outcome === "failed" ? batch.failureSummaries[failed++] : null,
       });
     }
-    return { id: test.id, ...identities[test.index], failedFinally: test.failedFinally, attempts };
+    const { id, name, classname, parent, filePath, failedFinally } = test;
+    return { id, name, classname, parent, filePath, failedFinally, attempts };
   });
 }
 
 const suite = (cases: string) => `<testsuite name="suite" file="widget.spec.ts">${cases}</testsuite>`;
 
-describe("reading an upload's reports on the reader thread", () => {
+describe("reading an upload's reports", () => {
   it("groups each batch by test, numbers attempts across documents and summarises failures", async () => {
     const first = suite(
       '<testcase classname="W" name="a"/>' +
@@ -156,7 +143,7 @@ describe("reading an upload's reports on the reader thread", () => {
         repoRoot: null,
         batchSize: 7,
       })) {
-        read.push(...testIdentities(batch).map((identity) => identity.name));
+        read.push(...batch.tests.map((test) => test.name));
         // Let the other uploads' batches in between.
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -209,7 +196,21 @@ describe("reading an upload's reports on the reader thread", () => {
     await vi.waitFor(() => expect(closed).toBe(true));
   });
 
-  it("reads a batch holding 20 MiB of failure text within its heap's cap", async () => {
+  it("lets other work of the process run between batches, even when the report is at hand whole", async () => {
+    const report = suite(
+      Array.from({ length: 100 }, (_, index) => `<testcase classname="W" name="t${index}"/>`).join(""),
+    );
+    let batchesRead = 0;
+    let readWhenOtherWorkRan: number | undefined;
+    setImmediate(() => (readWhenOtherWorkRan = batchesRead));
+    for await (const _ of readReports([report], { repository, variant: "", repoRoot: null, batchSize: 10 })) {
+      batchesRead++;
+    }
+    expect(batchesRead).toBe(10);
+    expect(readWhenOtherWorkRan).toBeLessThan(2);
+  });
+
+  it("reads a batch holding 20 MiB of failure text", async () => {
     const trace = "at Widget.spin (widget.ts:1)\n".repeat(2300);
     const cases = Array.from(
       { length: 300 },
@@ -220,40 +221,6 @@ describe("reading an upload's reports on the reader thread", () => {
     expect(report.length).toBeGreaterThan(19 * 1024 * 1024);
     const [batch] = await readAll([report], 1000);
     expect(batch?.testCases).toBe(300);
-    expect(new Set(failureSummaries(batch as ReadBatch))).toEqual(new Set(["spun <n>"]));
-  });
-
-  it("fails the uploads it was reading when its thread dies, and starts a new thread for the next upload", async () => {
-    async function* slow() {
-      yield "<testsuite>";
-      await new Promise(() => undefined);
-    }
-    await startReportReader();
-    const reading = readAll([slow()]);
-    await stopReportReader();
-    await expect(reading).rejects.toThrow(/report reader stopped/);
-    expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
-  });
-});
-
-describe("the reader thread between uploads", () => {
-  it("stops once no upload has used it for a while, giving its heap back, and starts again for the next", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    try {
-      await readAll([suite('<testcase name="first"/>')]);
-      vi.advanceTimersByTime(READER_IDLE_MS / 2);
-      // Another upload within the idle time keeps the same thread and starts the idle time again.
-      await readAll([suite('<testcase name="second"/>')]);
-      vi.advanceTimersByTime(READER_IDLE_MS - 1);
-      expect(readerThreadRunning()).toBe(true);
-      vi.advanceTimersByTime(1);
-      for (let turn = 0; turn < 10_000 && readerThreadRunning(); turn++) {
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      expect(readerThreadRunning()).toBe(false);
-    } finally {
-      vi.useRealTimers();
-    }
-    expect((await readAll([suite('<testcase name="after"/>')]))[0]?.testCases).toBe(1);
+    expect(new Set(batch?.failureSummaries)).toEqual(new Set(["spun <n>"]));
   });
 });
