@@ -4,9 +4,7 @@
 // one after the other (3 to 4 ms each on a common SSD). Nobody hears of a step before `durable` resolves, outside
 // the lock: a transaction that then commits with the server's default, synchronous commit waits until the log is
 // flushed up to its own commit record, which lies after those of every step committed before it started.
-// `select txid_current()` gives it a transaction id, so that its commit writes a record and waits. Waits that
-// start together share one flush (the server's group commit); a wait already running covers the commits it
-// started after.
+// `select txid_current()` gives it a transaction id, so that its commit writes a record and waits.
 import type * as pg from "pg";
 
 export class WalFlush {
@@ -14,8 +12,8 @@ export class WalFlush {
   /** Steps committed so far, counted; and how many of them are known durable. */
   #committed = 0;
   #durable = 0;
-  /** Flushes under way, each with the count of commits it covers. */
-  readonly #running = new Set<{ covers: number; done: Promise<void> }>();
+  /** The flush under way, with the count of commits it covers: one at a time, each covering all before it. */
+  #running: { covers: number; done: Promise<void> } | undefined;
 
   constructor(pool: pg.Pool) {
     this.#pool = pool;
@@ -26,22 +24,32 @@ export class WalFlush {
     this.#committed++;
   }
 
-  /** Resolves once every step committed before the call is durable. */
+  /**
+   * Resolves once every step committed before the call is durable. A commit made while a flush is under way waits
+   * for the next one, which starts when that one ends and covers every commit made meanwhile: a burst of steps
+   * costs one or two flushes, not one each.
+   */
   async durable(): Promise<void> {
     const target = this.#committed;
-    if (this.#durable >= target) return;
-    for (const flush of this.#running) if (flush.covers >= target) return flush.done;
+    for (;;) {
+      if (this.#durable >= target) return;
+      const running = this.#running;
+      if (running === undefined) break;
+      if (running.covers >= target) return running.done;
+      await running.done.catch(() => undefined);
+    }
+    const covers = this.#committed;
     const flush = {
-      covers: target,
+      covers,
       done: this.#pool.query("select txid_current()").then(() => {
-        this.#durable = Math.max(this.#durable, target);
+        this.#durable = Math.max(this.#durable, covers);
       }),
     };
-    this.#running.add(flush);
+    this.#running = flush;
     try {
       await flush.done;
     } finally {
-      this.#running.delete(flush);
+      if (this.#running === flush) this.#running = undefined;
     }
   }
 }
