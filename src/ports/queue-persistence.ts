@@ -93,16 +93,8 @@ export interface QueueTransaction {
 }
 
 export interface QueueStorage {
-  /**
-   * Runs `work` in one transaction that holds the queue's lock across replicas. Once it resolves, the step is
-   * committed and seen by every later read, but it may not be durable yet: see `durable`.
-   */
+  /** Runs `work` in one transaction that holds the queue's lock across replicas. */
   inQueueTransaction<T>(queueId: string, work: (queue: QueueTransaction) => Promise<T>): Promise<T>;
-  /**
-   * Resolves once every transaction this process committed so far is durable: a crash of the database can no
-   * longer undo it. Call it before anything outside the database learns of a step (an answer, a command run).
-   */
-  durable(): Promise<void>;
   queueLocation(queueId: string): Promise<QueueLocation | undefined>;
   /** The state as of the last committed step. */
   loadQueueState(queueId: string): Promise<StoredQueueState | undefined>;

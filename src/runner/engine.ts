@@ -74,7 +74,7 @@ export class MergeQueueEngine implements QueueEngine {
   /** deleteQueue (docs/api.md#merge-queue-endpoints): refused (false) while any PR is in a non-terminal state; checked under the queue's lock. */
   async deleteQueueIfEmpty(queueId: string): Promise<boolean> {
     const { store } = this.deps;
-    const deleted = await this.runner.exclusively(queueId, () =>
+    return this.runner.exclusively(queueId, () =>
       store.inQueueTransaction(queueId, async (queue) => {
         const stored = await queue.loadQueueState(queueId);
         if (stored !== undefined && hasNonTerminalPullRequests(stored.state)) return false;
@@ -82,8 +82,6 @@ export class MergeQueueEngine implements QueueEngine {
         return true;
       }),
     );
-    if (deleted) await store.durable();
-    return deleted;
   }
 
   start(): void {

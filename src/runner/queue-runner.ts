@@ -38,13 +38,6 @@ interface PendingDispatch {
 /** A dispatch's own result: the state after its events, and the state before them (for the decision log). */
 type DispatchOutcome = { previous: QueueState; state: QueueState } | undefined;
 
-/** A group of dispatches after its step: what it did, or why it failed. */
-interface SettledGroup {
-  group: readonly PendingDispatch[];
-  stepped?: SteppedGroup;
-  error?: unknown;
-}
-
 interface SteppedGroup {
   location: QueueLocation | undefined;
   /** One per dispatch of the group, in its order (none when the queue is gone). */
@@ -90,8 +83,6 @@ export class QueueRunner {
           if (this.#gathering.get(queueId) === group) this.#gathering.delete(queueId);
           return this.#stepGroup(queueId, group);
         })
-        // Outside the lock: the queue's next step may run while storage makes this one durable.
-        .then((settled) => this.#answer(queueId, settled))
         // The callers have their answers by then: what fails after the commit (the decision log) is only logged.
         .catch((error: unknown) =>
           this.#deps.log.error({ err: error, queueId }, "after a queue step committed"),
@@ -99,42 +90,21 @@ export class QueueRunner {
     });
   }
 
-  /** Steps a group; a group that fails is stepped again one dispatch at a time, each succeeding or failing alone. */
-  async #stepGroup(queueId: string, group: readonly PendingDispatch[]): Promise<SettledGroup[]> {
+  async #stepGroup(queueId: string, group: readonly PendingDispatch[]): Promise<void> {
+    let stepped: SteppedGroup;
     try {
-      return [{ group, stepped: await this.#stepTogether(queueId, group) }];
+      stepped = await this.#stepTogether(queueId, group);
     } catch (error) {
-      if (group.length === 1) return [{ group, error }];
-      const settled: SettledGroup[] = [];
-      for (const dispatch of group) settled.push(...(await this.#stepGroup(queueId, [dispatch])));
-      return settled;
-    }
-  }
-
-  /**
-   * Answers the callers once what was committed is durable (storage may commit before its write-ahead log is
-   * flushed): nobody hears of a step, and no command of it runs, that a crash of the database could still undo.
-   */
-  async #answer(queueId: string, settled: readonly SettledGroup[]): Promise<void> {
-    try {
-      if (settled.some((one) => one.stepped !== undefined)) await this.#deps.store.durable();
-    } catch (error) {
-      for (const { group } of settled) for (const dispatch of group) dispatch.reject(error);
+      if (group.length === 1) return group[0]!.reject(error);
+      // One dispatch's failure must not fail those it was grouped with: alone, each succeeds or fails by itself.
+      for (const dispatch of group) await this.#stepGroup(queueId, [dispatch]);
       return;
     }
-    let commandCount = 0;
-    for (const { group, stepped, error } of settled) {
-      if (stepped === undefined) {
-        for (const dispatch of group) dispatch.reject(error);
-        continue;
-      }
-      const { location, outcomes } = stepped;
-      for (const [index, dispatch] of group.entries()) dispatch.resolve(outcomes[index]?.state);
-      if (location === undefined) continue;
-      for (const outcome of outcomes) {
-        if (outcome !== undefined) logDecisions(this.#deps.log, location, outcome.previous, outcome.state);
-      }
-      commandCount += stepped.commandCount;
+    const { location, outcomes, commandCount } = stepped;
+    for (const [index, dispatch] of group.entries()) dispatch.resolve(outcomes[index]?.state);
+    if (location === undefined) return;
+    for (const outcome of outcomes) {
+      if (outcome !== undefined) logDecisions(this.#deps.log, location, outcome.previous, outcome.state);
     }
     if (commandCount > 0) this.#deps.onCommandsSaved(queueId);
   }

@@ -6,8 +6,7 @@
 //   lock is held and sees everything its previous holder committed, as a read after a separate lock statement does.
 //   It is sent when the work first needs the database: by `open` with the deliveries, or by its first query.
 // - The closing sends the step's saved state, commands and projections (writes whose answers nobody reads) with
-//   `commit`, again as one simple query: a failing write fails the commit, so all of it is saved or none. The
-//   commit does not wait for the write-ahead log's flush; `WalFlush` (wal-flush.ts) waits for it, outside the lock.
+//   `commit`, again as one simple query: a failing write fails the commit, so all of it is saved or none.
 // A simple query of several statements takes no parameters: the values are sent as literals, each escaped by the
 // driver's rules (escapeLiteral below) from the text the driver would have sent as the parameter.
 import { Kysely, PostgresDialect, type Transaction } from "kysely";
@@ -17,7 +16,6 @@ import type { DeliveryRecord, LocatedQueueState } from "../ports/queue-persisten
 import { recordDeliveriesQuery } from "./deliveries.ts";
 import { locatedVersionQuery } from "./queue-states.ts";
 import type { Database } from "./schema.ts";
-import type { WalFlush } from "./wal-flush.ts";
 
 /** The row `locatedVersionQuery` reads: where the queue is, and its saved version and next command number. */
 export type LocatedVersion = LocatedQueueState["location"] & { version: number; nextCommandSeq: number };
@@ -121,12 +119,7 @@ function openingSql(db: Kysely<Database>, queueId: string, deliveries: readonly 
     locatedReadSql = read.sql;
   }
   const id = escapeLiteral(queueId);
-  // The commit does not wait for the log's flush, so the lock is not held through it: see wal-flush.ts.
-  const statements = [
-    "begin",
-    "set local synchronous_commit = off",
-    `select pg_advisory_xact_lock(hashtextextended(${id}, 0))`,
-  ];
+  const statements = ["begin", `select pg_advisory_xact_lock(hashtextextended(${id}, 0))`];
   if (deliveries.length > 0) {
     const { sql, parameters } = recordDeliveriesQuery(db, deliveries).compile();
     statements.push(inline(sql, parameters));
@@ -164,7 +157,6 @@ export interface PostgresQueueTransaction {
  */
 export async function inPostgresQueueTransaction<T>(
   pool: pg.Pool,
-  flush: WalFlush,
   queueId: string,
   work: (transaction: PostgresQueueTransaction) => Promise<T>,
 ): Promise<T> {
@@ -180,7 +172,7 @@ export async function inPostgresQueueTransaction<T>(
       client.query(openingSql(db, queueId, deliveries)) as unknown as Promise<pg.QueryResult[]>
     ).then((results) => ({
       located: results.at(-1)!.rows[0] as LocatedVersion | undefined,
-      recorded: new Set(deliveries.length === 0 ? [] : results[3]!.rows.map((row: { id: string }) => row.id)),
+      recorded: new Set(deliveries.length === 0 ? [] : results[2]!.rows.map((row: { id: string }) => row.id)),
     }));
     return opening;
   };
@@ -188,10 +180,7 @@ export async function inPostgresQueueTransaction<T>(
   try {
     const result = await work({ trx: db, atCommit: deferring, open });
     if (opening === undefined && deferred.length > 0) await open([]);
-    if (opening !== undefined) {
-      await client.query([...deferred, "commit"].join(";\n"));
-      flush.committed();
-    }
+    if (opening !== undefined) await client.query([...deferred, "commit"].join(";\n"));
     client.release();
     return result;
   } catch (error) {

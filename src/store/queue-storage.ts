@@ -32,7 +32,6 @@ import {
 import { gatheredReads } from "./gathered-reads.ts";
 import { deleteQueueRow, insertQueue } from "./queues.ts";
 import { QueueStateCache } from "./state-cache.ts";
-import { WalFlush } from "./wal-flush.ts";
 import type { Database } from "./schema.ts";
 import {
   inPostgresQueueTransaction,
@@ -53,7 +52,6 @@ export interface QueueStateReads {
 export function queueStorage(connection: Connection): QueueStorage & QueueStateReads {
   const { db, dialect, pool } = connection;
   const states = new QueueStateCache();
-  const flush = pool === undefined ? undefined : new WalFlush(pool);
   // Outside a transaction, the reads of queues' versions (one per dispatch found inert) go together.
   const versionOf = gatheredReads((queueIds) => queueStateVersions(connection, queueIds));
   return {
@@ -123,15 +121,13 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
               await lockQueue(trx, dialect, queueId);
               return inTransaction(trx, trx);
             })
-          : await inPostgresQueueTransaction(pool, flush!, queueId, ({ trx, atCommit, open }) =>
+          : await inPostgresQueueTransaction(pool, queueId, ({ trx, atCommit, open }) =>
               inTransaction(trx, atCommit, open),
             );
       // Only once committed: a state rolled back must not be taken for the version it would have been.
       for (const { stored, next } of saved) states.set(stored.queueId, stored.version + 1, next);
       return result;
     },
-    // SQLite's commit is as durable as it gets (synchronous = NORMAL in WAL mode: it survives a crash of the process).
-    durable: async () => flush?.durable(),
     queueLocation: (queueId) => queueLocation(db, queueId),
     loadQueueState: (queueId) => loadQueueState(db, queueId, states, versionOf),
     knownQueueState: (queueId) => states.latest(queueId),

@@ -5,7 +5,6 @@ import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { escapeLiteral, inPostgresQueueTransaction } from "../../src/store/postgres-queue-transaction.ts";
-import { WalFlush } from "../../src/store/wal-flush.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
 
@@ -39,7 +38,6 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
     );
   });
   afterEach(() => store.destroy());
-  const flush = () => new WalFlush(store.pool!);
 
   const awkward: { t: string | null; b: number | null; d: number; j: string; a: string[] }[] = [
     { t: "it's", b: 1_764_000_000_000, d: 0.1, j: '{"x":"y\'z"}', a: ["a", "b,c", 'd"e'] },
@@ -65,43 +63,33 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
     const withParameters = await rows();
     await sql`truncate literals restart identity`.execute(store.db);
 
-    const opened = await inPostgresQueueTransaction(
-      store.pool!,
-      flush(),
-      queueId,
-      async ({ atCommit, open }) => {
-        const opening = await open([]);
-        for (const row of awkward)
-          await atCommit
-            .insertInto("literals" as never)
-            .values(row as never)
-            .execute();
-        return opening?.located;
-      },
-    );
+    const opened = await inPostgresQueueTransaction(store.pool!, queueId, async ({ atCommit, open }) => {
+      const opening = await open([]);
+      for (const row of awkward)
+        await atCommit
+          .insertInto("literals" as never)
+          .values(row as never)
+          .execute();
+      return opening?.located;
+    });
     expect(opened).toMatchObject({ queueId, version: 1 });
     expect(await rows()).toEqual(withParameters);
   });
 
   it("a read after writes left for the commit sees them", async () => {
-    const seen = await inPostgresQueueTransaction(
-      store.pool!,
-      flush(),
-      queueId,
-      async ({ trx, atCommit }) => {
-        await atCommit
-          .insertInto("literals" as never)
-          .values({ t: "first" } as never)
-          .execute();
-        return (await sql<{ t: string }>`select t from literals`.execute(trx)).rows;
-      },
-    );
+    const seen = await inPostgresQueueTransaction(store.pool!, queueId, async ({ trx, atCommit }) => {
+      await atCommit
+        .insertInto("literals" as never)
+        .values({ t: "first" } as never)
+        .execute();
+      return (await sql<{ t: string }>`select t from literals`.execute(trx)).rows;
+    });
     expect(seen).toEqual([{ t: "first" }]);
   });
 
   it("a write that fails at the commit saves nothing of the transaction, and the pool works on", async () => {
     await expect(
-      inPostgresQueueTransaction(store.pool!, flush(), queueId, async ({ atCommit }) => {
+      inPostgresQueueTransaction(store.pool!, queueId, async ({ atCommit }) => {
         await atCommit
           .insertInto("literals" as never)
           .values({ t: "kept?" } as never)
@@ -118,7 +106,7 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
     ).rejects.toThrow(/duplicate key/);
     expect(await rows()).toEqual([]);
     for (let i = 0; i < 12; i++) {
-      await inPostgresQueueTransaction(store.pool!, flush(), queueId, async ({ atCommit }) => {
+      await inPostgresQueueTransaction(store.pool!, queueId, async ({ atCommit }) => {
         await atCommit
           .insertInto("literals" as never)
           .values({ t: `row ${i}` } as never)
@@ -131,7 +119,6 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
   it("a queue that does not exist opens with nothing found", async () => {
     const opened = await inPostgresQueueTransaction(
       store.pool!,
-      flush(),
       "no-such-queue",
       async ({ open }) => (await open([]))?.located,
     );
@@ -145,10 +132,8 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
     );
 
   it("records deliveries in its opening, answering those handled before", async () => {
-    await inPostgresQueueTransaction(store.pool!, flush(), queueId, async ({ open }) =>
-      open([delivery("a:q")]),
-    );
-    const opening = await inPostgresQueueTransaction(store.pool!, flush(), queueId, async ({ open }) =>
+    await inPostgresQueueTransaction(store.pool!, queueId, async ({ open }) => open([delivery("a:q")]));
+    const opening = await inPostgresQueueTransaction(store.pool!, queueId, async ({ open }) =>
       open([delivery("a:q"), delivery("it's:q")]),
     );
     expect(opening).toMatchObject({ located: { queueId, version: 1 }, recorded: new Set(["it's:q"]) });
@@ -156,7 +141,7 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
   });
 
   it("opens once: a query opens it, and a later open answers nothing", async () => {
-    const later = await inPostgresQueueTransaction(store.pool!, flush(), queueId, async ({ trx, open }) => {
+    const later = await inPostgresQueueTransaction(store.pool!, queueId, async ({ trx, open }) => {
       await sql`select 1`.execute(trx);
       return open([delivery("b:q")]);
     });
@@ -166,57 +151,11 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
 
   it("deliveries recorded by an opening whose transaction fails are not recorded", async () => {
     await expect(
-      inPostgresQueueTransaction(store.pool!, flush(), queueId, async ({ open }) => {
+      inPostgresQueueTransaction(store.pool!, queueId, async ({ open }) => {
         await open([delivery("c:q")]);
         throw new Error("the step failed");
       }),
     ).rejects.toThrow("the step failed");
     expect(await recordedKeys()).toEqual([]);
-  });
-
-  it("commits without waiting for the log's flush, and gives back its connection as it found it", async () => {
-    const setting = (rows: { s: string }[]) => rows[0]!.s;
-    const inside = await inPostgresQueueTransaction(store.pool!, flush(), queueId, async ({ trx, open }) => {
-      await open([]);
-      return setting(
-        (await sql<{ s: string }>`select current_setting('synchronous_commit') as s`.execute(trx)).rows,
-      );
-    });
-    expect(inside).toBe("off");
-    // The outbox worker's claims on a pooled connection must wait for the flush: a command runs only once durable.
-    const client = await store.pool!.connect();
-    try {
-      expect(setting((await client.query("select current_setting('synchronous_commit') as s")).rows)).toBe(
-        "on",
-      );
-    } finally {
-      client.release();
-    }
-  });
-
-  it("is durable once the flush that follows its commit is: one flush answers every commit before it", async () => {
-    const wal = flush();
-    const flushes: string[] = [];
-    const pool = store.pool!;
-    const query = pool.query.bind(pool) as (text: string) => Promise<unknown>;
-    (pool as unknown as { query: (text: string) => Promise<unknown> }).query = (text) => {
-      flushes.push(text);
-      return query(text);
-    };
-    await wal.durable();
-    expect(flushes).toEqual([]);
-
-    for (const prNumber of [1, 2]) {
-      await inPostgresQueueTransaction(pool, wal, queueId, async ({ atCommit }) => {
-        await atCommit
-          .insertInto("literals" as never)
-          .values({ t: `step ${prNumber}` } as never)
-          .execute();
-      });
-    }
-    await Promise.all([wal.durable(), wal.durable(), wal.durable()]);
-    expect(flushes).toEqual(["select txid_current()"]);
-    await wal.durable();
-    expect(flushes).toHaveLength(1);
   });
 });
