@@ -283,15 +283,35 @@ function succeedRun(draft: QueueDraft, run: TestRun): void {
   }
   if (!draft.state.settings.canOptimisticallyMerge) return;
   const behind = run.prs.map((pr) => `#${pr.number}`).join(", ");
+  const superseded = new Set<string>();
   for (const ahead of run.dependsOn) {
     const pr = requirePr(draft, ahead);
     if (pr.state !== "testing" && pr.state !== "pending_failure") continue;
     const detail = `Run ${run.id} of ${behind} behind it passed with it; it merges with it (optimistic merge).`;
     if (pr.state === "testing" && pr.testRunId !== null) {
       endRun(draft, pr.testRunId, "cancelled", "superseded", detail);
+      superseded.add(pr.testRunId);
     }
     transition(draft, ahead, "tests_passed", "vouched_by_run_behind", detail, {
       passingRunId: run.id,
+    });
+  }
+  releaseLeftInSupersededRuns(draft, run, superseded);
+}
+
+/**
+ * In parallel mode a run that vouches for the PRs ahead of it in its lane may supersede a batch that also holds
+ * PRs of another lane, which it does not hold: they are left without a run, so they go back to be tested again
+ * (with whatever was built on them).
+ */
+function releaseLeftInSupersededRuns(draft: QueueDraft, run: TestRun, superseded: ReadonlySet<string>): void {
+  for (const prNumber of startedPrs(draft.state)) {
+    const pr = requirePr(draft, prNumber);
+    if (pr.state !== "testing" || pr.testRunId === null || !superseded.has(pr.testRunId)) continue;
+    releaseStarted(draft, prNumber, {
+      to: "waiting",
+      reason: "pr_ahead_requeued",
+      detail: `Run ${pr.testRunId}, which tested it, was cancelled: run ${run.id} of another lane passed with the PRs of it that are in its lane, and they merge with it. It is tested again.`,
     });
   }
 }
