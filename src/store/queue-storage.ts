@@ -88,20 +88,14 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
           openedRead = undefined;
           return read;
         };
-        let loadedOwnQueue = false;
-        const loadLocated = async (id: string) => {
+        /** The first load of the transaction's queue is served by the opening's read; any other load reads. */
+        const viaOpening = async <T>(id: string, otherwise: () => Promise<T>) => {
           const read = takeOpenedRead(id);
-          if (id === queueId) loadedOwnQueue = true;
-          return read === undefined
-            ? loadLocatedQueueState(trx, id, states)
-            : locatedQueueState(trx, id, (await read).located, states);
+          return read === undefined ? otherwise() : locatedQueueState(trx, id, (await read).located, states);
         };
         const queue: QueueTransaction = {
-          loadQueueState: (id) =>
-            open !== undefined && id === queueId && !loadedOwnQueue
-              ? loadLocated(id)
-              : loadQueueState(trx, id, states),
-          loadLocatedQueueState: loadLocated,
+          loadQueueState: (id) => viaOpening(id, () => loadQueueState(trx, id, states)),
+          loadLocatedQueueState: (id) => viaOpening(id, () => loadLocatedQueueState(trx, id, states)),
           saveQueueStep: async (step) => {
             await saveQueueStep(atCommit, step);
             saved.push(step);
