@@ -13,7 +13,7 @@ import { formingBatch } from "./batching.ts";
 import { dependenciesAmong } from "./lanes.ts";
 import { ownRequiredStatuses, usesProofPlanner } from "./settings.ts";
 import type { QueueState, RequiredStatusesSource, RunPurpose, TestRun } from "./state.ts";
-import { attemptStartedAt, isStarted } from "./state.ts";
+import { attemptCommitDate, isStarted } from "./state.ts";
 import type { StatusReport } from "./status-reports.ts";
 import { judgeRun, reportKey, supersedes } from "./status-reports.ts";
 import { runContent, targetOfRun } from "./tested-content.ts";
@@ -76,7 +76,7 @@ function preemptForUrgent(draft: QueueDraft): void {
  */
 function testedMerge(draft: QueueDraft, prNumber: number): TestBranchMerge {
   const pr = requirePr(draft, prNumber);
-  return { number: pr.number, headSha: pr.headSha, title: pr.title, commitDate: attemptStartedAt(pr) };
+  return { number: pr.number, headSha: pr.headSha, title: pr.title, commitDate: attemptCommitDate(pr) };
 }
 
 /**

@@ -378,3 +378,20 @@ export function attemptStartedAt(pr: PullRequestEntry): number {
   }
   return started;
 }
+
+/**
+ * The date a started PR's merge commits carry in its current attempt (see TestBranchMerge): when the attempt
+ * started, but at least a second after the date of its attempt before (a commit keeps its date to the second).
+ * Each attempt then tests commits of its own, on which CI runs anew, even one that starts within the second its
+ * last attempt failed in: with the same date it would rebuild the failed commit, and a late webhook about that
+ * commit's results would be taken for its own.
+ */
+export function attemptCommitDate(pr: PullRequestEntry): number {
+  let date = -Infinity;
+  let started = false;
+  for (const step of pr.history) {
+    if (isStarted(step.state) && !started) date = Math.max(step.at, Math.floor(date / 1000) * 1000 + 1000);
+    started = isStarted(step.state);
+  }
+  return Number.isFinite(date) ? date : attemptStartedAt(pr);
+}

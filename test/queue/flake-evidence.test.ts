@@ -71,6 +71,18 @@ describe("flake evidence: a run that failed only on known-flaky tests is tested 
     expect(retestBranch?.prs[0]?.commitDate).not.toBe(failedBranch?.prs[0]?.commitDate);
   });
 
+  it("dates the retest's commit a second later when it starts within the second the failed attempt did", () => {
+    const queue = aScenario({ mergeMethod: "merge_commit" }).submit(1);
+    const [failedBranch] = queue.commandsOf("create_test_branch");
+    upload(queue, [1], [flaky]);
+
+    queue.failRun(1);
+
+    const [retestBranch] = queue.commandsOf("create_test_branch");
+    const failedSecond = Math.floor((failedBranch?.prs[0]?.commitDate ?? 0) / 1000);
+    expect(Math.floor((retestBranch?.prs[0]?.commitDate ?? 0) / 1000)).toBe(failedSecond + 1);
+  });
+
   it("does not bisect a flaked batch: the same PRs are tested again", () => {
     const queue = aScenario({ batch: true, batchingMinSize: 3, mergeMethod: "merge_commit" }).submit(1, 2, 3);
     upload(queue, [1, 2, 3], [flaky]);
