@@ -134,6 +134,24 @@ describe("JsonBodyScanner", () => {
     );
   });
 
+  it("reads a string longer than a piece's window of one match, whatever falls on the window's edge", () => {
+    // One match reads at most 64 KiB of a piece; a body read in one piece crosses that edge with each of these
+    // at every position around it.
+    const across = ['\\"', "\\u00e9", "😀", "\\\\", "\\ud83d\\ude00", '<a b=\\"c\\">', "\\n"];
+    for (const escaped of across) {
+      for (let shift = 0; shift < 8; shift++) {
+        const filler = "x".repeat(65_536 - 16 + shift);
+        const json = `{"junit_xml":["${filler}${escaped}${escaped}${filler}${escaped}"]}`;
+        const { body } = scan(new TextEncoder().encode(json), []);
+        expect(body).toEqual(JSON.parse(json));
+      }
+    }
+    const bad = `{"junit_xml":["${"x".repeat(65_536 - 15)}\\x"]}`;
+    expect(() => scan(new TextEncoder().encode(bad), [])).toThrow(
+      /Bad escaped character in JSON at position/,
+    );
+  });
+
   it("answers an empty body as the whole-body parser does", () => {
     for (const body of ["", "  \n", "\uFEFF"]) {
       expect(() => scan(Buffer.from(body), [])).toThrow("the request body is empty; send a JSON object");
