@@ -19,10 +19,17 @@ function sameSetting(a: QueueSettings[keyof QueueSettings], b: QueueSettings[key
  * run, suspects waiting on the side, passed runs waiting for their turn. The new planner reads none of these as
  * the old one meant them (a FIFO chain would take a proven PR for the front of its line and land a run built
  * on a target gone by), so they go back to waiting and their passed runs' branches go. A merge in flight
- * finishes as planned.
+ * finishes as planned, and its PRs head the line in the order it lands them: the proof planner lands PRs in the
+ * order they were proven, not in the line's, and the runs a FIFO chain starts meanwhile are built on the line.
  */
 function handOverStartedPrs(draft: QueueDraft): void {
-  const merging = new Set(draft.state.merging?.prNumbers ?? []);
+  const landing = draft.state.merging?.prNumbers ?? [];
+  const merging = new Set(landing);
+  if (landing.length > 0) {
+    const line = draft.mutableLine();
+    const rest = line.filter((prNumber) => !merging.has(prNumber));
+    line.splice(0, line.length, ...landing.filter((prNumber) => line.includes(prNumber)), ...rest);
+  }
   for (const prNumber of draft.state.line) {
     const pr = draft.pr(prNumber);
     if (pr === undefined || merging.has(prNumber)) continue;
@@ -35,9 +42,9 @@ function handOverStartedPrs(draft: QueueDraft): void {
       { sidelined: false },
     );
   }
-  const landing = draft.state.merging?.runId ?? null;
+  const landingRun = draft.state.merging?.runId ?? null;
   for (const run of Object.values(draft.state.runs)) {
-    if (run.status === "succeeded" && !run.branchDeleted && run.id !== landing) retireRun(draft, run.id);
+    if (run.status === "succeeded" && !run.branchDeleted && run.id !== landingRun) retireRun(draft, run.id);
   }
 }
 
