@@ -54,7 +54,14 @@ export async function buildApi(
     if (problem.status >= 500) {
       // docs/api.md#errors: a 500 says nothing about internals; the request id in the log and the body links them.
       const url = loggableUrl(request.url);
-      deps.log.error({ err: error, requestId: request.id, url }, "API request failed");
+      if (problem.code === "internal_error") {
+        deps.log.error({ err: error, requestId: request.id, url }, "API request failed");
+      } else {
+        // A state the service names (GitHub down or refusing, the app not registered yet): its code and detail
+        // say all an operator needs, where a stack would only make it look like a bug.
+        const { status, code } = problem;
+        deps.log.warn({ requestId: request.id, url, status, code }, `API request failed: ${problem.message}`);
+      }
       problem = new Problem(problem.status, problem.code, `${problem.message} (request ${request.id})`);
     }
     return reply.code(problem.status).type(problemContentType).send(problem.toBody());

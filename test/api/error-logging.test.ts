@@ -1,0 +1,74 @@
+// What a 5xx answer leaves in the log: an unexpected failure its stack, for the maintainer to find the bug; a state
+// the service names (GitHub refusing, the app not registered) a warning with its code, which an operator can act on.
+import nock from "nock";
+import { pino } from "pino";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startTestServer, tokenFor, type TestServer } from "../support/api-server.ts";
+import { createTestStore, type TestStore } from "../support/database.ts";
+import { useNockedGitHub } from "../support/nock-github.ts";
+
+const repo = { host: "github.com", owner: "acme", name: "widgets" };
+
+describe("the log of an API request answered 5xx", () => {
+  useNockedGitHub({ strict: false });
+  let store: TestStore;
+  let server: TestServer;
+  let token: string;
+  let lines: Record<string, any>[];
+
+  beforeEach(async () => {
+    lines = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    store = await createTestStore("sqlite");
+    server = await startTestServer(store, { log: pino({ level: "info" }, sink) });
+    token = await tokenFor(store, "acme");
+  });
+  afterEach(async () => {
+    await server.close();
+    await store.destroy();
+  });
+
+  const failures = () => lines.filter((line) => String(line.msg).startsWith("API request failed"));
+
+  it("warns with the code and what failed, without a stack, when GitHub is down", async () => {
+    nock("https://api.github.com")
+      .get("/repos/acme/widgets/installation")
+      .times(10)
+      .reply(503, { message: "Service Unavailable" });
+    const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { code: string; detail: string };
+    expect(body.code).toBe("github_unavailable");
+    const [line, ...others] = failures();
+    expect(others).toEqual([]);
+    expect(line).toMatchObject({
+      level: 40,
+      status: 502,
+      code: "github_unavailable",
+      url: "/v1/createQueue",
+    });
+    expect(line!.msg).toContain("/repos/acme/widgets/installation");
+    expect(body.detail).toContain(`(request ${line!.requestId})`);
+    expect(JSON.stringify(line)).not.toMatch(/stack| {4}at /);
+  });
+
+  it("logs an unexpected failure as an error with its stack, under the request id the answer names", async () => {
+    await store.db.schema.dropTable("queues").execute();
+    nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(200, { id: 1 });
+    const response = await server.post("getQueue", { repo, targetBranch: "main" }, token);
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { code: string; detail: string };
+    expect(body.code).toBe("internal_error");
+    const [line, ...others] = failures();
+    expect(others).toEqual([]);
+    expect(line).toMatchObject({ level: 50, msg: "API request failed", url: "/v1/getQueue" });
+    expect(line!.err.stack).toMatch(/queues/);
+    expect(body.detail).toContain(`(request ${line!.requestId})`);
+  });
+});
