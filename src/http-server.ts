@@ -57,10 +57,15 @@ export async function buildApi(
       if (problem.code === "internal_error") {
         deps.log.error({ err: error, requestId: request.id, url }, "API request failed");
       } else {
-        // A state the service names (GitHub down or refusing, the app not registered yet): its code and detail
-        // say all an operator needs, where a stack would only make it look like a bug.
+        // A state the service names: its code and detail say all an operator needs, where a stack would only make
+        // it look like a bug. GitHub down or rate-limiting, or the app not registered yet, passes or is being
+        // set up; a refusal GitHub will repeat (a permission, the app's credentials) needs someone to act.
         const { status, code } = problem;
-        deps.log.warn({ requestId: request.id, url, status, code }, `API request failed: ${problem.message}`);
+        const level = code === "github_refused" ? "error" : "warn";
+        deps.log[level](
+          { requestId: request.id, url, status, code },
+          `API request failed: ${problem.message}`,
+        );
       }
       problem = new Problem(problem.status, problem.code, `${problem.message} (request ${request.id})`);
     }

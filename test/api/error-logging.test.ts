@@ -1,5 +1,5 @@
 // What a 5xx answer leaves in the log: an unexpected failure its stack, for the maintainer to find the bug; a state
-// the service names (GitHub refusing, the app not registered) a warning with its code, which an operator can act on.
+// the service names its code and detail, a warning when it passes (GitHub down), an error when someone must act.
 import nock from "nock";
 import { pino } from "pino";
 import { Writable } from "node:stream";
@@ -56,6 +56,24 @@ describe("the log of an API request answered 5xx", () => {
     expect(line!.msg).toContain("/repos/acme/widgets/installation");
     expect(body.detail).toContain(`(request ${line!.requestId})`);
     expect(JSON.stringify(line)).not.toMatch(/stack| {4}at /);
+  });
+
+  it("logs a refusal GitHub will repeat as an error, in GitHub's words, without a stack", async () => {
+    nock("https://api.github.com").get("/repos/acme/widgets/installation").reply(200, { id: 100 });
+    nock("https://api.github.com")
+      .post("/app/installations/100/access_tokens")
+      .reply(201, { token: "ghs_test", expires_at: "2099-01-01T00:00:00Z" });
+    nock("https://api.github.com")
+      .get(`/repos/acme/widgets/git/ref/${encodeURIComponent("heads/main")}`)
+      .reply(403, { message: "Resource not accessible by integration" });
+    const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
+    expect(response.status).toBe(502);
+    expect(((await response.json()) as { code: string }).code).toBe("github_refused");
+    const [line, ...others] = failures();
+    expect(others).toEqual([]);
+    expect(line).toMatchObject({ level: 50, status: 502, code: "github_refused" });
+    expect(line!.msg).toContain("Resource not accessible by integration");
+    expect(line!.err).toBeUndefined();
   });
 
   it("logs an unexpected failure as an error with its stack, under the request id the answer names", async () => {
