@@ -10,7 +10,7 @@ import {
   type QueueStorage,
 } from "../ports/queue-persistence.ts";
 import type { CommandExecutor } from "../ports/command-executor.ts";
-import { isTransient, rateLimitedUntil } from "../ports/github-failures.ts";
+import { GitHubUnavailable, isRateLimited, isTransient, rateLimitedUntil } from "../ports/github-failures.ts";
 import type { QueueRunner } from "./queue-runner.ts";
 import type { GitHubPoller } from "../ports/github-poller.ts";
 import type { Clock } from "../ports/clock.ts";
@@ -193,7 +193,13 @@ export class OutboxWorker {
       const retryAt = rateLimitedUntil(error, clock());
       if (retryAt !== undefined) this.#rateLimited.set(location.repositoryId, retryAt);
       const nextAttemptAt = retryAt ?? clock() + backoffMs(attempts);
-      log.error({ ...context, err: error, attempts, nextAttemptAt }, "command failed; it will be retried");
+      if (error instanceof GitHubUnavailable || isRateLimited(error)) {
+        // GitHub out of reach or rate limiting passes, and the retry is the answer to it: a warning naming the
+        // call, where a stack on every retry of an outage would read like a bug.
+        log.warn({ ...context, attempts, nextAttemptAt }, `command failed; it will be retried: ${message}`);
+      } else {
+        log.error({ ...context, err: error, attempts, nextAttemptAt }, "command failed; it will be retried");
+      }
       await store.postponeCommand(pending.id, this.holder, { attempts, nextAttemptAt, error: message });
       return false;
     }

@@ -1,6 +1,6 @@
 // Replicas of the outbox worker over one database, executing commands with a fake executor that records
 // every execution: what the outbox tests count and order.
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { DEFAULT_QUEUE_SETTINGS, initialQueueState, type QueueCommand } from "../../src/queue/index.ts";
 import type { CommandExecutor } from "../../src/ports/command-executor.ts";
 import { OutboxWorker } from "../../src/runner/outbox-worker.ts";
@@ -132,9 +132,14 @@ export class OutboxReplica {
   readonly executor: RecordingExecutor;
   readonly worker: OutboxWorker;
 
-  constructor(store: Store, log: ExecutionLog, name: string, clock: () => number) {
+  constructor(
+    store: Store,
+    log: ExecutionLog,
+    name: string,
+    clock: () => number,
+    logger: Logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
+  ) {
     this.executor = new RecordingExecutor(log, name);
-    const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
     const runner = new QueueRunner({
       store,
       clock,
