@@ -1,11 +1,10 @@
 // What a 5xx answer leaves in the log: an unexpected failure its stack, for the maintainer to find the bug; a state
 // the service names its code and detail, a warning when it passes (GitHub down), an error when someone must act.
 import nock from "nock";
-import { pino } from "pino";
-import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestServer, tokenFor, type TestServer } from "../support/api-server.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
+import { logLines } from "../support/log-lines.ts";
 import { useNockedGitHub } from "../support/nock-github.ts";
 
 const repo = { host: "github.com", owner: "acme", name: "widgets" };
@@ -18,15 +17,10 @@ describe("the log of an API request answered 5xx", () => {
   let lines: Record<string, any>[];
 
   beforeEach(async () => {
-    lines = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const log = logLines();
+    lines = log.lines;
     store = await createTestStore("sqlite");
-    server = await startTestServer(store, { log: pino({ level: "info" }, sink) });
+    server = await startTestServer(store, { log: log.logger });
     token = await tokenFor(store, "acme");
   });
   afterEach(async () => {
@@ -34,7 +28,12 @@ describe("the log of an API request answered 5xx", () => {
     await store.destroy();
   });
 
-  const failures = () => lines.filter((line) => String(line.msg).startsWith("API request failed"));
+  /** The one line the request logged about its failure. */
+  const theFailure = () => {
+    const failures = lines.filter((line) => String(line.msg).startsWith("API request failed"));
+    expect(failures).toHaveLength(1);
+    return failures[0]!;
+  };
 
   it("warns with the code and what failed, without a stack, when GitHub is down", async () => {
     nock("https://api.github.com")
@@ -45,16 +44,15 @@ describe("the log of an API request answered 5xx", () => {
     expect(response.status).toBe(502);
     const body = (await response.json()) as { code: string; detail: string };
     expect(body.code).toBe("github_unavailable");
-    const [line, ...others] = failures();
-    expect(others).toEqual([]);
+    const line = theFailure();
     expect(line).toMatchObject({
       level: 40,
       status: 502,
       code: "github_unavailable",
       url: "/v1/createQueue",
     });
-    expect(line!.msg).toContain("/repos/acme/widgets/installation");
-    expect(body.detail).toContain(`(request ${line!.requestId})`);
+    expect(line.msg).toContain("/repos/acme/widgets/installation");
+    expect(body.detail).toContain(`(request ${line.requestId})`);
     expect(JSON.stringify(line)).not.toMatch(/stack| {4}at /);
   });
 
@@ -69,11 +67,10 @@ describe("the log of an API request answered 5xx", () => {
     const response = await server.post("createQueue", { repo, targetBranch: "main" }, token);
     expect(response.status).toBe(502);
     expect(((await response.json()) as { code: string }).code).toBe("github_refused");
-    const [line, ...others] = failures();
-    expect(others).toEqual([]);
+    const line = theFailure();
     expect(line).toMatchObject({ level: 50, status: 502, code: "github_refused" });
-    expect(line!.msg).toContain("Resource not accessible by integration");
-    expect(line!.err).toBeUndefined();
+    expect(line.msg).toContain("Resource not accessible by integration");
+    expect(line.err).toBeUndefined();
   });
 
   it("logs an unexpected failure as an error with its stack, under the request id the answer names", async () => {
@@ -83,10 +80,9 @@ describe("the log of an API request answered 5xx", () => {
     expect(response.status).toBe(500);
     const body = (await response.json()) as { code: string; detail: string };
     expect(body.code).toBe("internal_error");
-    const [line, ...others] = failures();
-    expect(others).toEqual([]);
+    const line = theFailure();
     expect(line).toMatchObject({ level: 50, msg: "API request failed", url: "/v1/getQueue" });
-    expect(line!.err.stack).toMatch(/queues/);
-    expect(body.detail).toContain(`(request ${line!.requestId})`);
+    expect(line.err.stack).toMatch(/queues/);
+    expect(body.detail).toContain(`(request ${line.requestId})`);
   });
 });
