@@ -1,7 +1,15 @@
 // The hottest queries (those every API request and every CI webhook runs), built by Kysely once per database
 // instead of once per call. Building a query (Kysely's immutable operation nodes, then the SQL text) took longer
-// than SQLite took to run it: about a fifth of a cached read's time.
-import { type Compilable, type CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
+// than SQLite took to run it: about a fifth of a cached read's time. A transaction shares its database's dialect
+// adapter, so a query compiled for the database serves every transaction on it too.
+import {
+  type Compilable,
+  type CompiledQuery,
+  type DialectAdapter,
+  type Kysely,
+  type RawBuilder,
+  sql,
+} from "kysely";
 import type { Connection, Dialect } from "./connection.ts";
 import type { Database } from "./schema.ts";
 
@@ -14,12 +22,13 @@ import type { Database } from "./schema.ts";
 export function preparedQuery<Args extends readonly unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
 ): (db: Kysely<Database>, ...args: Args) => Promise<Row[]> {
-  const compiled = new WeakMap<Kysely<Database>, { query: CompiledQuery<Row>; places: number[] }>();
+  const compiled = new WeakMap<DialectAdapter, { query: CompiledQuery<Row>; places: number[] }>();
   return async (db, ...args) => {
-    let prepared = compiled.get(db);
+    const { adapter } = db.getExecutor();
+    let prepared = compiled.get(adapter);
     if (prepared === undefined) {
       prepared = compile(db, build, args.length);
-      compiled.set(db, prepared);
+      compiled.set(adapter, prepared);
     }
     const { query, places } = prepared;
     const parameters = query.parameters.map((constant, index) => {
@@ -27,6 +36,24 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
       return place < 0 ? constant : args[place];
     });
     return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+  };
+}
+
+/**
+ * `preparedQuery` for a query over one record's fields (a row to insert or update): `build` receives the record
+ * with a marker in each field's place, and each call gives the record. The fields are those of the first call's
+ * record; each must land in the query as a parameter.
+ */
+export function preparedRecordQuery<Fields extends object, Row>(
+  build: (db: Kysely<Database>, record: Fields) => Compilable<Row>,
+): (db: Kysely<Database>, record: Fields) => Promise<Row[]> {
+  let fields: (keyof Fields)[] | undefined;
+  const query = preparedQuery((db, ...values: unknown[]) =>
+    build(db, Object.fromEntries(fields!.map((field, index) => [field, values[index]])) as Fields),
+  );
+  return (db, record) => {
+    fields ??= Object.keys(record) as (keyof Fields)[];
+    return query(db, ...fields.map((field) => record[field]));
   };
 }
 

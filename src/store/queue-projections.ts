@@ -4,10 +4,11 @@ import type { Insertable, Transaction } from "kysely";
 import type { QueueState } from "../queue/index.ts";
 import { pullRequestView, testRunView } from "../presentation/queue-views.ts";
 import type { QueueStepSegment } from "../ports/queue-persistence.ts";
-import type { PullRequestTransitionsTable } from "./engine-schema.ts";
+import type { PullRequestTransitionsTable, TestRunsTable } from "./engine-schema.ts";
+import { preparedRecordQuery } from "./prepared-query.ts";
 import { advanceCounters, type CounterIncrement, countersAdvancedBy } from "./queue-metrics.ts";
 import { queueColumns } from "./queues.ts";
-import type { Database } from "./schema.ts";
+import type { Database, PullRequestSubmissionsTable } from "./schema.ts";
 
 /**
  * The records, transitions, counters and settings the API and metrics read, gathered over the state changes of
@@ -79,10 +80,34 @@ function queueStatus(state: QueueState) {
   return state.pendingMode === null ? state.status : "switching_modes";
 }
 
+/** A submission's record, inserted or brought up to date (its columns and the record the API reads). */
+const upsertSubmission = preparedRecordQuery(
+  (
+    db,
+    {
+      id,
+      queue_id,
+      pr_number,
+      pr_author,
+      submitted_at,
+      ...row
+    }: Required<Insertable<PullRequestSubmissionsTable>>,
+  ) =>
+    db
+      .insertInto("pull_request_submissions")
+      .values({ ...row, id, queue_id, pr_number, pr_author, submitted_at })
+      .onConflict((oc) => oc.column("id").doUpdateSet(row)),
+);
+
 async function saveSubmission(trx: Transaction<Database>, state: QueueState, prNumber: number) {
   const pr = state.prs[prNumber]!;
   const view = pullRequestView(state, pr.number);
-  const row = {
+  await upsertSubmission(trx, {
+    id: pr.submissionId,
+    queue_id: state.queueId,
+    pr_number: pr.number,
+    pr_author: pr.author,
+    submitted_at: pr.submittedAt,
     state: pr.state,
     state_reason: pr.stateReason,
     state_detail: pr.stateDetail,
@@ -95,20 +120,17 @@ async function saveSubmission(trx: Transaction<Database>, state: QueueState, prN
     skip_the_line: view?.skipTheLine ? 1 : 0,
     no_batch: pr.noBatch ? 1 : 0,
     record: JSON.stringify(view),
-  } as const;
-  await trx
-    .insertInto("pull_request_submissions")
-    .values({
-      ...row,
-      id: pr.submissionId,
-      queue_id: state.queueId,
-      pr_number: pr.number,
-      pr_author: pr.author,
-      submitted_at: pr.submittedAt,
-    })
-    .onConflict((oc) => oc.column("id").doUpdateSet(row))
-    .execute();
+  });
 }
+
+/** A test run's record, inserted or brought up to date. */
+const upsertTestRun = preparedRecordQuery(
+  (db, { id, queue_id, started_at, ...row }: Required<Insertable<TestRunsTable>>) =>
+    db
+      .insertInto("test_runs")
+      .values({ ...row, id, queue_id, started_at })
+      .onConflict((oc) => oc.column("id").doUpdateSet(row)),
+);
 
 async function saveTestRun(
   trx: Transaction<Database>,
@@ -117,7 +139,10 @@ async function saveTestRun(
   prUrl: (prNumber: number) => string,
 ) {
   const run = state.runs[runId]!;
-  const row = {
+  await upsertTestRun(trx, {
+    id: run.id,
+    queue_id: state.queueId,
+    started_at: run.startedAt,
     status: run.status,
     test_branch: run.testBranch,
     test_branch_sha: run.testBranchSha,
@@ -125,10 +150,5 @@ async function saveTestRun(
     end_reason: run.endReason,
     purpose: run.purpose ?? "main",
     record: JSON.stringify(testRunView(state, run.id, prUrl)),
-  };
-  await trx
-    .insertInto("test_runs")
-    .values({ ...row, id: run.id, queue_id: state.queueId, started_at: run.startedAt })
-    .onConflict((oc) => oc.column("id").doUpdateSet(row))
-    .execute();
+  });
 }

@@ -1,6 +1,6 @@
 // The queue core's state per queue, saved together with the commands it produced (the transactional
 // outbox) and the projections that the API and metrics read.
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, sql, type Transaction, type Updateable } from "kysely";
 import { lanesInFlight, nextDeadline, pullRequestsToRecheck, type QueueState } from "../queue/index.ts";
 import type {
   LocatedQueueState,
@@ -8,12 +8,13 @@ import type {
   QueueStep,
   StoredQueueState,
 } from "../ports/queue-persistence.ts";
-import { preparedListQuery, preparedQuery } from "./prepared-query.ts";
+import { preparedListQuery, preparedQuery, preparedRecordQuery } from "./prepared-query.ts";
 import { locationColumns } from "./queue-locations.ts";
 import type { Connection, Dialect } from "./connection.ts";
 import { enqueueCommands } from "./outbox.ts";
 import { Projections } from "./queue-projections.ts";
 import type { QueueStateCache } from "./state-cache.ts";
+import type { QueueStatesTable } from "./engine-schema.ts";
 import type { Database } from "./schema.ts";
 
 /**
@@ -62,13 +63,16 @@ export function locatedVersionQuery(db: Kysely<Database>, queueId: string) {
     .where("queue_states.queue_id", "=", queueId);
 }
 
+const locatedVersionRow = preparedQuery(locatedVersionQuery);
+
 /** `loadQueueState` with where the queue is, read together: what a step needs. */
 export async function loadLocatedQueueState(
   db: Kysely<Database>,
   queueId: string,
   cache: QueueStateCache,
 ): Promise<LocatedQueueState | undefined> {
-  return locatedQueueState(db, queueId, await locatedVersionQuery(db, queueId).executeTakeFirst(), cache);
+  const [row] = await locatedVersionRow(db, queueId);
+  return locatedQueueState(db, queueId, row, cache);
 }
 
 /** The located state from `locatedVersionQuery`'s row: parsed again only when `cache` lacks that version. */
@@ -177,26 +181,29 @@ export async function insertQueueState(db: Kysely<Database>, state: QueueState, 
     .execute();
 }
 
+/** A step's new state on the queue's row, with the columns the scheduler and the metrics read from it. */
+const updateQueueState = preparedRecordQuery(
+  (db, { queue_id, ...columns }: Required<Updateable<QueueStatesTable>>) =>
+    db.updateTable("queue_states").set(columns).where("queue_id", "=", queue_id),
+);
+
 /** Saves the new state, its commands and its projections; call inside the queue's transaction. */
 export async function saveQueueStep(trx: Transaction<Database>, step: QueueStep): Promise<void> {
   const { stored, next, now } = step;
   const segments = [...(step.through ?? []), step];
   const commandCount = segments.reduce((count, segment) => count + segment.commands.length, 0);
-  await trx
-    .updateTable("queue_states")
-    .set({
-      state: JSON.stringify(next),
-      version: stored.version + 1,
-      next_command_seq: stored.nextCommandSeq + commandCount,
-      next_deadline: nextDeadline(next),
-      runs_in_flight: runsInFlight(next),
-      bisection_runs_in_flight: runsInFlight(next, "bisection"),
-      awaiting_mergeability: pullRequestsToRecheck(next).length,
-      lanes_in_flight: lanesInFlight(next),
-      updated_at: now,
-    })
-    .where("queue_id", "=", stored.queueId)
-    .execute();
+  await updateQueueState(trx, {
+    queue_id: stored.queueId,
+    state: JSON.stringify(next),
+    version: stored.version + 1,
+    next_command_seq: stored.nextCommandSeq + commandCount,
+    next_deadline: nextDeadline(next),
+    runs_in_flight: runsInFlight(next),
+    bisection_runs_in_flight: runsInFlight(next, "bisection"),
+    awaiting_mergeability: pullRequestsToRecheck(next).length,
+    lanes_in_flight: lanesInFlight(next),
+    updated_at: now,
+  });
   let previous = stored.state;
   let seq = stored.nextCommandSeq;
   const changes = new Projections();
