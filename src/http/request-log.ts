@@ -85,14 +85,24 @@ const startedKey = Symbol("started");
 type TimedResponse = ServerResponse & { [startedKey]?: number };
 
 /**
- * Logs each request once its response is done (or abandoned), at info, or error for a 5xx, as a pino line with the
- * logger's bindings and `name: "http"`. Nothing is done per request when the level is above info. One listener
+ * 502, 503 and 504 name a service the answer needed (GitHub out of reach, rate-limiting or refusing, the GitHub App
+ * not registered yet): the request line is a warning, and the line of the cause says at which level it needs
+ * someone. Any other 5xx is a failure of this service: an error.
+ */
+function isDependencyAnswer(status: number): boolean {
+  return status >= 502 && status <= 504;
+}
+
+/**
+ * Logs each request once its response is done (or abandoned), at info, warn for a dependency's 5xx
+ * (isDependencyAnswer), or error for any other 5xx, as a pino line with the logger's bindings and `name: "http"`. Nothing is done per request when the level is above info. One listener
  * function serves every response (no closure per request), and the line is built as a string (pino-line.ts).
  */
 export function requestLogger(log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   const http = log.child({ name: "http" });
   const writeLine = pinoLineWriter(http);
-  const { info, error } = http.levels.values as { info: number; error: number };
+  const { info, warn, error } = http.levels.values as { info: number; warn: number; error: number };
+  const levelOf = (status: number) => (status < 500 ? info : isDependencyAnswer(status) ? warn : error);
   function logResponse(this: TimedResponse): void {
     const req = this.req;
     const status = this.statusCode;
@@ -107,7 +117,7 @@ export function requestLogger(log: Logger): (req: IncomingMessage, res: ServerRe
       `,"statusCode":${status},"responseTime":${responseTime}` +
       (userAgent === undefined ? "" : `,"userAgent":${jsonString(userAgent.slice(0, userAgentLength))}`);
     const message = `${method} ${url} ${this.writableFinished ? status : "aborted"} - ${responseTime}ms`;
-    writeLine(status >= 500 ? error : info, fields, plainUrl ? `"${message}"` : JSON.stringify(message));
+    writeLine(levelOf(status), fields, plainUrl ? `"${message}"` : JSON.stringify(message));
   }
   return (_req, res) => {
     if (!http.isLevelEnabled("info")) return;

@@ -57,7 +57,8 @@ describe("the request logger", () => {
     server = createServer((req, res) => {
       log(req, res);
       res.setHeader("set-cookie", "switchyard_session=secret-session; HttpOnly");
-      res.writeHead(req.url?.startsWith("/fail") ? 500 : 200).end("ok");
+      const status = /^\/status\/(\d{3})$/.exec(req.url ?? "")?.[1];
+      res.writeHead(req.url?.startsWith("/fail") ? 500 : Number(status ?? 200)).end("ok");
     });
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
@@ -142,6 +143,21 @@ describe("the request logger", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(lines).toMatchObject([
       { level: 50, statusCode: 500, msg: expect.stringMatching(/^GET \/fail 500 - /) },
+    ]);
+  });
+
+  it("writes a dependency's 502, 503 or 504 (GitHub, the app not registered yet) as a warning, any other 5xx as an error", async () => {
+    const { url, lines } = await serveLogged("info");
+    for (const status of [501, 502, 503, 504, 507, 429])
+      await (await fetch(`${url}/status/${status}`)).text();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines.map(({ statusCode, level }) => [statusCode, level])).toEqual([
+      [501, 50],
+      [502, 40],
+      [503, 40],
+      [504, 40],
+      [507, 50],
+      [429, 30],
     ]);
   });
 });
