@@ -82,7 +82,13 @@ export function queueDirectoryOn(store: Store): QueueDirectory {
     queueLocation: (queueId) => queueLocation(db, queueId),
     findQueueLocation: (repo, branch) => findQueueLocation(db, repo, branch),
     queueBranches: (repositoryId) => queueBranches(db, repositoryId),
-    commitConcerns: async (sha) => (await concernsOf(sha)) ?? { testing: [], notReady: [], queued: [] },
+    commitConcerns: async (sha) => {
+      // Most CI webhooks are about the commit of a run this process stepped: no read. A test branch's commit is a
+      // merge the queue made, no queued PR's head, so it concerns that queue alone.
+      const testing = store.queueTestingAt(sha);
+      if (testing !== undefined) return { testing: [testing], notReady: [], queued: [] };
+      return (await concernsOf(sha)) ?? { testing: [], notReady: [], queued: [] };
+    },
     queuesWithRunAt: (repositoryId, sha) => queuesWithRunAt(db, repositoryId, sha),
   };
 }

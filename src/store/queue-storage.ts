@@ -47,6 +47,8 @@ export interface QueueStateReads {
    * only when this process holds neither.
    */
   queueSnapshot(queueId: string, version: number): Promise<QueueSnapshot | undefined>;
+  /** The queue this process knows to test commit `sha` in a run in flight (QueueStateCache.queueTestingAt). */
+  queueTestingAt(sha: string): string | undefined;
 }
 
 export function queueStorage(connection: Connection): QueueStorage & QueueStateReads {
@@ -62,6 +64,7 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
       const stored = await readQueueState(db, queueId, states);
       return stored && { queueId, version: stored.version, state: stored.state };
     },
+    queueTestingAt: (sha) => states.queueTestingAt(sha),
     async inQueueTransaction(queueId, work) {
       const saved: QueueStep[] = [];
       /**

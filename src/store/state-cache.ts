@@ -11,6 +11,8 @@ const CAPACITY = 1024;
 
 export class QueueStateCache {
   readonly #states = new Map<string, { version: number; state: QueueState }>();
+  /** The commits of the runs in flight in the states kept, each with its queue. */
+  readonly #testing = new Map<string, string>();
 
   /** The state saved as `version`, if this process knows it. */
   get(queueId: string, version: number): QueueState | undefined {
@@ -27,12 +29,37 @@ export class QueueStateCache {
     return this.#states.get(queueId)?.state;
   }
 
+  /**
+   * The queue with a run in flight on commit `sha`, in the states kept; undefined when none is known to. A test
+   * branch's commit is made by the runs of one queue only (it merges that queue's PRs onto its target), so the
+   * queue named stays right even when another replica has ended the run since (its step then finds nothing to do);
+   * a run started elsewhere is not known here, and is looked up in the database.
+   */
+  queueTestingAt(sha: string): string | undefined {
+    return this.#testing.get(sha);
+  }
+
   set(queueId: string, version: number, state: QueueState): void {
-    this.#states.delete(queueId);
+    this.#forget(queueId);
     this.#states.set(queueId, { version, state });
+    for (const run of Object.values(state.runs)) {
+      if (run.status === "in_progress" && run.testBranchSha !== null)
+        this.#testing.set(run.testBranchSha, queueId);
+    }
     for (const oldest of this.#states.keys()) {
       if (this.#states.size <= CAPACITY) break;
-      this.#states.delete(oldest);
+      this.#forget(oldest);
+    }
+  }
+
+  #forget(queueId: string): void {
+    const kept = this.#states.get(queueId);
+    if (kept === undefined) return;
+    this.#states.delete(queueId);
+    for (const run of Object.values(kept.state.runs)) {
+      if (run.testBranchSha !== null && this.#testing.get(run.testBranchSha) === queueId) {
+        this.#testing.delete(run.testBranchSha);
+      }
     }
   }
 }

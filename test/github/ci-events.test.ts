@@ -1,6 +1,7 @@
 // CI results go to the queues whose runs test their commit. Deliveries about different commits that arrive while
 // the read of whom a commit concerns is on its way share the next read (on PostgreSQL, one round trip for several),
-// each still reaching its own queues only.
+// each still reaching its own queues only. The runs here are started by another replica: a run this process stepped
+// needs no read at all (test/store/commit-routing.test.ts).
 import type { Kysely } from "kysely";
 import { pino } from "pino";
 import type { Probot } from "probot";
@@ -10,6 +11,7 @@ import { queueDirectoryOn } from "../../src/edge-ports.ts";
 import { registerCiEvents } from "../../src/github/webhooks/ci-events.ts";
 import type { WebhookDependencies } from "../../src/github/webhooks/context.ts";
 import { QueueRunner } from "../../src/runner/queue-runner.ts";
+import { openDatabase, type Store } from "../../src/store/database.ts";
 import type { Database } from "../../src/store/schema.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
@@ -17,18 +19,21 @@ import { aPr, T0 } from "../support/queue-factories.ts";
 
 describe.each(testDialects)("CI webhooks on %s", (dialect) => {
   let store: TestStore;
+  let replica: Store;
   beforeEach(async () => {
     store = await createTestStore(dialect);
+    replica = openDatabase(store.databaseUrl);
   });
   afterEach(async () => {
+    await replica.close();
     await store.destroy();
   });
 
-  /** A queue of repository acme/`name` whose run tests `sha`. */
+  /** A queue of repository acme/`name` whose run, started by another replica, tests `sha`. */
   async function aQueueTesting(name: string, sha: string): Promise<string> {
     const queueId = await anOutboxQueue(store, name);
     const runner = new QueueRunner({
-      store,
+      store: replica,
       clock: () => T0,
       log: pino({ level: "silent" }),
       prUrl: (_, prNumber) => `https://github.com/acme/${name}/pull/${prNumber}`,
