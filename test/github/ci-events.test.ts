@@ -1,7 +1,7 @@
 // CI results go to the queues whose runs test their commit. Deliveries about different commits that arrive while
 // the read of whom a commit concerns is on its way share the next read (on PostgreSQL, one round trip for several),
 // each still reaching its own queues only. The runs here are started by another replica: a run this process stepped
-// needs no read at all (test/store/commit-routing.test.ts).
+// needs no read at all (test/store/queue-state-cache.test.ts).
 import type { Kysely } from "kysely";
 import { pino } from "pino";
 import type { Probot } from "probot";

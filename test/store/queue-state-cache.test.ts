@@ -1,11 +1,16 @@
 // Each process keeps the queue states it last loaded or saved, parsed. Another replica's step, or a step of its own
-// that was rolled back, must never be hidden by them: a step always starts from the committed state.
+// that was rolled back, must never be hidden by them: a step always starts from the committed state. The commits of
+// the runs in flight in them route CI webhooks with no read; a run another replica started, or one that ended, is
+// routed by the database.
+import type { Kysely } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type QueueState, step } from "../../src/queue/index.ts";
+import type { QueueState } from "../../src/queue/index.ts";
+import { queueDirectoryOn } from "../../src/edge-ports.ts";
 import { openDatabase, type Store } from "../../src/store/database.ts";
+import type { Database } from "../../src/store/schema.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
-import { aPr, T0 } from "../support/queue-factories.ts";
+import { branchShaOf, QueueScenario, T0 } from "../support/queue-factories.ts";
 
 describe.each(testDialects)("queue states kept by each replica on %s", (dialect) => {
   let store: TestStore;
@@ -21,14 +26,26 @@ describe.each(testDialects)("queue states kept by each replica on %s", (dialect)
     await store.destroy();
   });
 
-  /** Submits PR `prNumber` through `on`'s storage, in one transaction; `thenFail` rolls it back. */
-  const submit = (on: Store, prNumber: number, thenFail = false) =>
+  /**
+   * Steps the queue through `on`'s storage, in one transaction, to the state `change` makes of the saved one (on a
+   * queue requiring the scenario's `ci` status, so that its reports decide the runs); `thenFail` rolls it back.
+   */
+  const stepOn = (on: Store, change: (scenario: QueueScenario) => void, thenFail = false) =>
     on.inQueueTransaction(queueId, async (queue) => {
       const stored = (await queue.loadQueueState(queueId))!;
-      const next = step(stored.state, aPr(prNumber), T0).state;
-      await queue.saveQueueStep({ stored, next, commands: [], now: T0, prUrl: String });
+      const { settings } = stored.state;
+      const scenario = new QueueScenario({
+        ...stored.state,
+        settings: { ...settings, requiredStatuses: ["ci"] },
+      });
+      scenario.now = T0;
+      change(scenario);
+      await queue.saveQueueStep({ stored, next: scenario.state, commands: [], now: T0, prUrl: String });
       if (thenFail) throw new Error("the transaction fails after the save");
+      return scenario.state;
     });
+  const submit = (on: Store, prNumber: number, thenFail = false) =>
+    stepOn(on, (scenario) => scenario.submit(prNumber), thenFail);
   const prsSeenBy = async (on: Store) =>
     Object.keys(((await on.loadQueueState(queueId))?.state as QueueState).prs);
 
@@ -45,5 +62,48 @@ describe.each(testDialects)("queue states kept by each replica on %s", (dialect)
     await expect(submit(store, 1, true)).rejects.toThrow("fails after the save");
     await submit(replica, 2);
     expect(await prsSeenBy(store)).toEqual(["2"]);
+  });
+
+  const runCommit = (state: QueueState) => branchShaOf(Object.values(state.runs)[0]!.id);
+
+  /** The directory on `on`, counting the statements it sends. */
+  function countedDirectory(on: Store) {
+    const counter = { statements: 0 };
+    const db = new Proxy(on.db, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== "executeQuery") return typeof value === "function" ? value.bind(target) : value;
+        return (query: never) => {
+          counter.statements++;
+          return target.executeQuery(query);
+        };
+      },
+    }) as Kysely<Database>;
+    return { directory: queueDirectoryOn({ ...on, db }), counter };
+  }
+
+  it("answers a commit of a run in flight that this process stepped without a read", async () => {
+    const state = await stepOn(store, (scenario) => scenario.submit(1).createBranches());
+    const { directory, counter } = countedDirectory(store);
+
+    expect(await directory.commitConcerns(runCommit(state))).toEqual({
+      testing: [queueId],
+      notReady: [],
+      queued: [],
+    });
+    expect(counter.statements).toBe(0);
+  });
+
+  it("reads the database for a run another replica started, and for one that ended", async () => {
+    const state = await stepOn(replica, (scenario) => scenario.submit(1).createBranches());
+    const commit = runCommit(state);
+    const { directory, counter } = countedDirectory(store);
+
+    expect((await directory.commitConcerns(commit)).testing).toEqual([queueId]);
+    expect(counter.statements).toBe(1);
+
+    await stepOn(store, (scenario) => scenario.pass(1));
+    expect((await directory.commitConcerns(commit)).testing).toEqual([]);
+    expect(counter.statements).toBe(2);
   });
 });
