@@ -95,8 +95,9 @@ function isDependencyAnswer(status: number): boolean {
 
 /**
  * Logs each request once its response is done (or abandoned), at info, warn for a dependency's 5xx
- * (isDependencyAnswer), or error for any other 5xx, as a pino line with the logger's bindings and `name: "http"`. Nothing is done per request when the level is above info. One listener
- * function serves every response (no closure per request), and the line is built as a string (pino-line.ts).
+ * (isDependencyAnswer), or error for any other 5xx, as a pino line with the logger's bindings and `name: "http"`.
+ * Nothing is done per request when the level is above info. One listener function serves every response (no
+ * closure per request), and the line is built as a string (pino-line.ts).
  */
 export function requestLogger(log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
   const http = log.child({ name: "http" });

@@ -2,7 +2,6 @@
 // the read of whom a commit concerns is on its way share the next read (on PostgreSQL, one round trip for several),
 // each still reaching its own queues only. The runs here are started by another replica: a run this process stepped
 // needs no read at all (test/store/queue-state-cache.test.ts).
-import type { Kysely } from "kysely";
 import { pino } from "pino";
 import type { Probot } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,8 +11,8 @@ import { registerCiEvents } from "../../src/github/webhooks/ci-events.ts";
 import type { WebhookDependencies } from "../../src/github/webhooks/context.ts";
 import { QueueRunner } from "../../src/runner/queue-runner.ts";
 import { openDatabase, type Store } from "../../src/store/database.ts";
-import type { Database } from "../../src/store/schema.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { countedStatements } from "../support/counted-statements.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
 import { aPr, T0 } from "../support/queue-factories.ts";
 
@@ -46,17 +45,7 @@ describe.each(testDialects)("CI webhooks on %s", (dialect) => {
 
   /** The status and check_run handlers on `store`, counting the reads of whom commits concern. */
   function handlers() {
-    const counter = { reads: 0 };
-    const db = new Proxy(store.db, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== "executeQuery") return typeof value === "function" ? value.bind(target) : value;
-        return (query: { sql: string }) => {
-          if (query.sql.includes("pr_sha")) counter.reads++;
-          return target.executeQuery(query as never);
-        };
-      },
-    }) as Kysely<Database>;
+    const { db, counter } = countedStatements(store.db, (sql) => sql.includes("pr_sha"));
     const dispatched: [string, QueueEvent[]][] = [];
     const deps = {
       queueDirectory: queueDirectoryOn({ ...store, db }),
@@ -82,7 +71,7 @@ describe.each(testDialects)("CI webhooks on %s", (dialect) => {
 
     await Promise.all([status(1, "sha-w"), status(2, "sha-g"), status(3, "sha-nowhere"), status(4, "sha-w")]);
 
-    expect(counter.reads).toBe(2);
+    expect(counter.statements).toBe(2);
     expect(
       dispatched.map(([queueId, events]) => [
         queueId,

@@ -8,6 +8,7 @@ import { gatheredReads } from "../../src/store/gathered-reads.ts";
 import { queueStorage } from "../../src/store/queue-storage.ts";
 import type { Database } from "../../src/store/schema.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { countedStatements } from "../support/counted-statements.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
 import { aPr, T0 } from "../support/queue-factories.ts";
 
@@ -66,21 +67,8 @@ describe.each(testDialects)("queue states' versions read together on %s", (diale
     await store.destroy();
   });
 
-  /** `db`, counting the version reads sent through it (prepared queries are run with `executeQuery`). */
-  function counted(db: Kysely<Database>) {
-    const counter = { statements: 0 };
-    const proxy = new Proxy(db, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== "executeQuery") return typeof value === "function" ? value.bind(target) : value;
-        return (query: { sql: string }) => {
-          if (query.sql.includes("next_command_seq")) counter.statements++;
-          return target.executeQuery(query as never);
-        };
-      },
-    });
-    return { db: proxy, counter };
-  }
+  /** `db`, counting the reads of queues' versions sent through it. */
+  const counted = (db: Kysely<Database>) => countedStatements(db, (sql) => sql.includes("next_command_seq"));
 
   it("loads several queues' states asked at once with one read of their versions, once this process knows them", async () => {
     const { db, counter } = counted(store.db);

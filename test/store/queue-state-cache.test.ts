@@ -2,13 +2,12 @@
 // that was rolled back, must never be hidden by them: a step always starts from the committed state. The commits of
 // the runs in flight in them route CI webhooks with no read; a run another replica started, or one that ended, is
 // routed by the database.
-import type { Kysely } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { QueueState } from "../../src/queue/index.ts";
 import { queueDirectoryOn } from "../../src/edge-ports.ts";
 import { openDatabase, type Store } from "../../src/store/database.ts";
-import type { Database } from "../../src/store/schema.ts";
 import { createTestStore, type TestStore, testDialects } from "../support/database.ts";
+import { countedStatements } from "../support/counted-statements.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
 import { branchShaOf, QueueScenario, T0 } from "../support/queue-factories.ts";
 
@@ -68,17 +67,7 @@ describe.each(testDialects)("queue states kept by each replica on %s", (dialect)
 
   /** The directory on `on`, counting the statements it sends. */
   function countedDirectory(on: Store) {
-    const counter = { statements: 0 };
-    const db = new Proxy(on.db, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== "executeQuery") return typeof value === "function" ? value.bind(target) : value;
-        return (query: never) => {
-          counter.statements++;
-          return target.executeQuery(query);
-        };
-      },
-    }) as Kysely<Database>;
+    const { db, counter } = countedStatements(on.db);
     return { directory: queueDirectoryOn({ ...on, db }), counter };
   }
 
