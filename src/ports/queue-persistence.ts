@@ -93,7 +93,11 @@ export interface QueueTransaction {
 }
 
 export interface QueueStorage {
-  /** Runs `work` in one transaction that holds the queue's lock across replicas. */
+  /**
+   * Runs `work` in one transaction that holds the queue's lock across replicas. Storage may run the works of other
+   * queues in the same transaction, and then runs `work` again, from the start, in a transaction of its own if
+   * another queue's work or the commit failed: `work` does nothing outside the transaction it could not repeat.
+   */
   inQueueTransaction<T>(queueId: string, work: (queue: QueueTransaction) => Promise<T>): Promise<T>;
   queueLocation(queueId: string): Promise<QueueLocation | undefined>;
   /** The state as of the last committed step. */

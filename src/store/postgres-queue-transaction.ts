@@ -1,11 +1,14 @@
-// A queue's transaction on PostgreSQL in two round trips where Kysely's took seven: the opening, with the writes
-// whose answers the step needs, and the closing.
-// - The opening sends `begin`, the queue's advisory lock, the records of the webhook deliveries the step handles
-//   (their answers say which were handled before) and the read of where the queue is and which version of its state
-//   is saved as one simple query. Each statement takes its own snapshot (read committed), so the read runs after the
-//   lock is held and sees everything its previous holder committed, as a read after a separate lock statement does.
-//   It is sent when the work first needs the database: by `open` with the deliveries, or by its first query.
-// - The closing sends the step's saved state, commands and projections (writes whose answers nobody reads) with
+// Queues' transactions on PostgreSQL in two round trips where Kysely's took seven: the opening, with the writes
+// whose answers the steps need, and the closing. Several queues' steps may share one transaction (see
+// postgres-shared-transactions.ts): a delivery to each of ten queues then costs one commit instead of ten.
+// - The opening sends `begin`, each queue's advisory lock (in the order of the queues' ids, the same in every
+//   replica, so that two shared transactions never wait for each other), the records of the webhook deliveries the
+//   steps handle (their answers say which were handled before) and, per queue, the read of where it is and which
+//   version of its state is saved, as one simple query. Each statement takes its own snapshot (read committed), so
+//   the reads run after the locks are held and see everything their previous holders committed, as reads after
+//   separate lock statements do. It is sent once every queue's work has asked for it: by `open` with its
+//   deliveries, or by its first query.
+// - The closing sends the steps' saved states, commands and projections (writes whose answers nobody reads) with
 //   `commit`, again as one simple query: a failing write fails the commit, so all of it is saved or none.
 // A simple query of several statements takes no parameters: the values are sent as literals, each escaped by the
 // driver's rules (escapeLiteral below) from the text the driver would have sent as the parameter.
@@ -53,81 +56,6 @@ function inline(text: string, values: readonly unknown[] = []): string {
   return text.replace(/\$(\d+)/g, (_, place: string) => literal(values[Number(place) - 1]));
 }
 
-/**
- * What one pooled client holds: a Kysely on it, and one whose writes wait for the commit, with their SQL; and, while
- * a transaction on it has not sent its opening, what sends it.
- */
-interface HeldClient {
-  db: Transaction<Database>;
-  deferring: Transaction<Database>;
-  deferred: string[];
-  unopened: (() => Promise<unknown>) | undefined;
-}
-
-const held = new WeakMap<pg.PoolClient, HeldClient>();
-
-/**
- * A Kysely that runs every query with `query` and never gives the client back to the pool. Used only between
- * `begin` and `commit`, it is a transaction in all but Kysely's bookkeeping, and typed as one so that the functions
- * that must run inside a transaction accept it.
- */
-function kyselyWith(query: (text: string, values?: unknown[]) => Promise<unknown>): Transaction<Database> {
-  const connection = { query, release: () => undefined };
-  const pool = { connect: async () => connection, end: async () => undefined };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
-  return db as unknown as Transaction<Database>;
-}
-
-function holdClient(client: pg.PoolClient): HeldClient {
-  let found = held.get(client);
-  if (found === undefined) {
-    const deferred: string[] = [];
-    const holding: HeldClient = {
-      // A query runs after the opening, and after deferred writes, which it must see: they go first, in a round
-      // trip of their own.
-      db: kyselyWith(async (text, values) => {
-        await holding.unopened?.();
-        if (deferred.length > 0) await client.query(deferred.splice(0).join(";\n"));
-        return client.query(text, values);
-      }),
-      deferring: kyselyWith(async (text, values) => {
-        deferred.push(inline(text, values));
-        return { command: "DEFERRED", rowCount: 0, rows: [] };
-      }),
-      deferred,
-      unopened: undefined,
-    };
-    found = holding;
-    held.set(client, found);
-  }
-  return found;
-}
-
-/** The located read's SQL, the same on every PostgreSQL connection: compiled once. */
-let locatedReadSql: string | undefined;
-
-/**
- * The opening statements: `begin`, the lock, the deliveries' records when there are any, and the located read, with
- * the queue's id in place of its one parameter.
- */
-function openingSql(db: Kysely<Database>, queueId: string, deliveries: readonly DeliveryRecord[]): string {
-  if (locatedReadSql === undefined) {
-    const read = locatedVersionQuery(db, "").compile();
-    if (read.parameters.length !== 1 || read.sql.split("$1").length !== 2) {
-      throw new Error("the located read must take exactly the queue's id");
-    }
-    locatedReadSql = read.sql;
-  }
-  const id = escapeLiteral(queueId);
-  const statements = ["begin", `select pg_advisory_xact_lock(hashtextextended(${id}, 0))`];
-  if (deliveries.length > 0) {
-    const { sql, parameters } = recordDeliveriesQuery(db, deliveries).compile();
-    statements.push(inline(sql, parameters));
-  }
-  statements.push(locatedReadSql.replace("$1", id));
-  return statements.join("; ");
-}
-
 /** What the opening found: where the queue is (undefined: no such queue), and the deliveries recorded by it. */
 export interface Opening {
   located: LocatedVersion | undefined;
@@ -150,52 +78,221 @@ export interface PostgresQueueTransaction {
   open(deliveries: readonly DeliveryRecord[]): Promise<Opening> | undefined;
 }
 
+/** A queue's part of a shared transaction: what its work asked of the opening, and its writes left for the commit. */
+class Part {
+  readonly queueId: string;
+  /** The deliveries it records in the opening; undefined until it asks for the opening. */
+  deliveries: readonly DeliveryRecord[] | undefined;
+  /** Its work has resolved or thrown: the opening no longer waits for it. */
+  settled = false;
+  readonly deferred: string[] = [];
+  readonly opening: Promise<Opening>;
+  answer!: (opening: Promise<Opening>) => void;
+
+  constructor(queueId: string) {
+    this.queueId = queueId;
+    this.opening = new Promise((resolve) => (this.answer = resolve));
+    // A work that failed before reading its opening leaves it unread; the transaction fails by that work anyway.
+    this.opening.catch(() => undefined);
+  }
+}
+
 /**
- * Runs `work` in a transaction holding the queue's lock, on one client of `pool`. Committed, with the writes `work`
- * left for the commit, when `work` resolves; rolled back when it or the commit fails. A `work` that never needed the
- * database costs no round trip.
+ * What a pooled client holds for each part of a transaction on it: a Kysely on the client, and one whose writes
+ * wait for the commit, with their SQL. They are made once per client and lane (a Kysely is not cheap to make) and
+ * point at the part they serve for the transaction under way.
+ */
+interface Lane {
+  part: Part;
+  /** Asks for the transaction's opening on behalf of a part (sent once every part has asked). */
+  ask: (part: Part) => void;
+  db: Transaction<Database>;
+  deferring: Transaction<Database>;
+}
+
+const lanes = new WeakMap<pg.PoolClient, Lane[]>();
+
+/**
+ * A Kysely that runs every query with `query` and never gives the client back to the pool. Used only between
+ * `begin` and `commit`, it is a transaction in all but Kysely's bookkeeping, and typed as one so that the functions
+ * that must run inside a transaction accept it.
+ */
+function kyselyWith(query: (text: string, values?: unknown[]) => Promise<unknown>): Transaction<Database> {
+  const connection = { query, release: () => undefined };
+  const pool = { connect: async () => connection, end: async () => undefined };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
+  return db as unknown as Transaction<Database>;
+}
+
+function laneOf(client: pg.PoolClient, index: number, part: Part, ask: (part: Part) => void): Lane {
+  let held = lanes.get(client);
+  if (held === undefined) lanes.set(client, (held = []));
+  const found = held[index];
+  if (found !== undefined) {
+    found.part = part;
+    found.ask = ask;
+    return found;
+  }
+  const lane: Lane = {
+    part,
+    ask,
+    // A query runs after the opening, and after its part's deferred writes, which it must see: they go first, in
+    // a round trip of their own.
+    db: kyselyWith(async (text, values) => {
+      const current = lane.part;
+      lane.ask(current);
+      await current.opening;
+      if (current.deferred.length > 0) await client.query(current.deferred.splice(0).join(";\n"));
+      return client.query(text, values);
+    }),
+    deferring: kyselyWith(async (text, values) => {
+      lane.part.deferred.push(inline(text, values));
+      return { command: "DEFERRED", rowCount: 0, rows: [] };
+    }),
+  };
+  held[index] = lane;
+  return lane;
+}
+
+/** The located read's SQL, the same on every PostgreSQL connection: compiled once. */
+let locatedReadSql: string | undefined;
+
+function locatedRead(db: Kysely<Database>, queueId: string): string {
+  if (locatedReadSql === undefined) {
+    const read = locatedVersionQuery(db, "").compile();
+    if (read.parameters.length !== 1 || read.sql.split("$1").length !== 2) {
+      throw new Error("the located read must take exactly the queue's id");
+    }
+    locatedReadSql = read.sql;
+  }
+  return locatedReadSql.replace("$1", escapeLiteral(queueId));
+}
+
+/**
+ * Sends the opening of the parts that asked for it (`begin`, their locks in the order of their ids, their
+ * deliveries' records, their located reads) and hands each part its answer.
+ */
+function sendOpening(client: pg.PoolClient, db: Kysely<Database>, parts: readonly Part[]): void {
+  const statements = ["begin"];
+  const ids = [...new Set(parts.map((part) => part.queueId))].sort();
+  for (const id of ids)
+    statements.push(`select pg_advisory_xact_lock(hashtextextended(${escapeLiteral(id)}, 0))`);
+  const recordsAt = parts.map((part) => {
+    if (part.deliveries === undefined || part.deliveries.length === 0) return undefined;
+    const { sql, parameters } = recordDeliveriesQuery(db, part.deliveries).compile();
+    return statements.push(inline(sql, parameters)) - 1;
+  });
+  const readsAt = parts.map((part) => statements.push(locatedRead(db, part.queueId)) - 1);
+  const results = client.query(statements.join("; ")) as unknown as Promise<pg.QueryResult[]>;
+  for (const [index, part] of parts.entries()) {
+    part.answer(
+      results.then((answers) => {
+        const records = recordsAt[index];
+        return {
+          located: answers[readsAt[index]!]!.rows[0] as LocatedVersion | undefined,
+          recorded: new Set(
+            records === undefined ? [] : answers[records]!.rows.map((row: { id: string }) => row.id),
+          ),
+        };
+      }),
+    );
+  }
+}
+
+/** What one queue's work in a shared transaction came to. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** One queue's work, as a shared transaction takes it. */
+export interface Member<T> {
+  queueId: string;
+  work: (transaction: PostgresQueueTransaction) => Promise<T>;
+}
+
+/**
+ * Runs each member's work in one transaction on one client of `pool`, holding every member's queue lock. Committed
+ * with every work's writes when all of them resolve; rolled back when any of them or the commit fails: then each
+ * work's outcome is answered as it came, and the commit's failure as every member's. Works that never needed the
+ * database cost no round trip.
+ */
+export async function inSharedTransaction<T>(
+  pool: pg.Pool,
+  members: readonly Member<T>[],
+): Promise<{ committed: boolean; outcomes: Settled<T>[] }> {
+  const client = await pool.connect();
+  const parts = members.map((member) => new Part(member.queueId));
+  let opened = false;
+  const sendWhenAllAsked = () => {
+    if (opened || parts.some((part) => part.deliveries === undefined && !part.settled)) return;
+    const asking = parts.filter((part) => part.deliveries !== undefined);
+    if (asking.length === 0) return;
+    opened = true;
+    sendOpening(client, db, asking);
+  };
+  const ask = (part: Part, deliveries: readonly DeliveryRecord[] = []): boolean => {
+    if (part.deliveries !== undefined) return false;
+    part.deliveries = deliveries;
+    sendWhenAllAsked();
+    return true;
+  };
+  const db = laneOf(client, 0, parts[0]!, ask).db;
+  const outcomes = await Promise.all(
+    members.map(async ({ work }, index): Promise<Settled<T>> => {
+      const part = parts[index]!;
+      const lane = laneOf(client, index, part, ask);
+      try {
+        const open = (deliveries: readonly DeliveryRecord[]) =>
+          ask(part, deliveries) ? part.opening : undefined;
+        const value = await work({ trx: lane.db, atCommit: lane.deferring, open });
+        // Writes left for the commit need the transaction, even from a work that never read.
+        if (part.deferred.length > 0) ask(part);
+        return { ok: true, value };
+      } catch (error) {
+        return { ok: false, error };
+      } finally {
+        part.settled = true;
+        sendWhenAllAsked();
+      }
+    }),
+  );
+  let committed = outcomes.every((outcome) => outcome.ok);
+  let failure: unknown;
+  if (committed && opened) {
+    await client.query([...parts.flatMap((part) => part.deferred), "commit"].join(";\n")).then(
+      () => undefined,
+      (error: unknown) => {
+        committed = false;
+        failure = error;
+      },
+    );
+  }
+  // A client whose rollback fails (its connection gone) is not given to the next user: the pool drops it.
+  const broken =
+    committed || !opened
+      ? undefined
+      : await client.query("rollback").then(
+          () => undefined,
+          (error: Error) => error,
+        );
+  client.release(broken);
+  const answers =
+    failure === undefined ? outcomes : outcomes.map(() => ({ ok: false as const, error: failure }));
+  return { committed: committed || !opened, outcomes: answers };
+}
+
+function answer<T>(settled: Settled<T>): T {
+  if (settled.ok) return settled.value;
+  throw settled.error;
+}
+
+/**
+ * Runs `work` in a transaction of its own holding the queue's lock, on one client of `pool`. Committed, with the
+ * writes `work` left for the commit, when `work` resolves; rolled back when it or the commit fails.
  */
 export async function inPostgresQueueTransaction<T>(
   pool: pg.Pool,
   queueId: string,
   work: (transaction: PostgresQueueTransaction) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect();
-  const holding = holdClient(client);
-  const { db, deferring, deferred } = holding;
-  deferred.length = 0;
-  let opening: Promise<Opening> | undefined;
-  const open = (deliveries: readonly DeliveryRecord[]) => {
-    if (opening !== undefined) return undefined;
-    holding.unopened = undefined;
-    opening = (
-      client.query(openingSql(db, queueId, deliveries)) as unknown as Promise<pg.QueryResult[]>
-    ).then((results) => ({
-      located: results.at(-1)!.rows[0] as LocatedVersion | undefined,
-      recorded: new Set(deliveries.length === 0 ? [] : results[2]!.rows.map((row: { id: string }) => row.id)),
-    }));
-    return opening;
-  };
-  holding.unopened = () => open([]) ?? Promise.resolve();
-  try {
-    const result = await work({ trx: db, atCommit: deferring, open });
-    if (opening === undefined && deferred.length > 0) await open([]);
-    if (opening !== undefined) await client.query([...deferred, "commit"].join(";\n"));
-    client.release();
-    return result;
-  } catch (error) {
-    // A client whose rollback fails (its connection gone) is not given to the next user: the pool drops it.
-    const broken =
-      opening === undefined
-        ? undefined
-        : await client.query("rollback").then(
-            () => undefined,
-            (failed: Error) => failed,
-          );
-    client.release(broken);
-    throw error;
-  } finally {
-    deferred.length = 0;
-    holding.unopened = undefined;
-  }
+  const { outcomes } = await inSharedTransaction(pool, [{ queueId, work }]);
+  return answer(outcomes[0]!);
 }

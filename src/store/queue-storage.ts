@@ -33,11 +33,8 @@ import { gatheredReads } from "./gathered-reads.ts";
 import { deleteQueueRow, insertQueue } from "./queues.ts";
 import { QueueStateCache } from "./state-cache.ts";
 import type { Database } from "./schema.ts";
-import {
-  inPostgresQueueTransaction,
-  type Opening,
-  type PostgresQueueTransaction,
-} from "./postgres-queue-transaction.ts";
+import type { Opening, PostgresQueueTransaction } from "./postgres-queue-transaction.ts";
+import { PostgresQueueTransactions } from "./postgres-shared-transactions.ts";
 import type { QueueSnapshot } from "../ports/queue-records.ts";
 export type { QueueSnapshot } from "../ports/queue-records.ts";
 
@@ -54,6 +51,8 @@ export interface QueueStateReads {
 export function queueStorage(connection: Connection): QueueStorage & QueueStateReads {
   const { db, dialect, pool } = connection;
   const states = new QueueStateCache();
+  // On PostgreSQL, steps of different queues that wait while others run share the next transaction.
+  const postgresTransactions = pool === undefined ? undefined : new PostgresQueueTransactions(pool);
   // Outside a transaction, the reads of queues' versions (one per dispatch found inert) go together.
   const versionOf = gatheredReads((queueIds) => queueStateVersions(connection, queueIds));
   return {
@@ -77,6 +76,8 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
         atCommit: Transaction<Database>,
         open?: PostgresQueueTransaction["open"],
       ) => {
+        // A work may run again (a shared transaction failed by another queue's work): only its last run counts.
+        saved.length = 0;
         let openedRead: Promise<Opening> | undefined;
         const opening = (deliveries: readonly DeliveryRecord[]) => {
           const sent = open?.(deliveries);
@@ -113,12 +114,12 @@ export function queueStorage(connection: Connection): QueueStorage & QueueStateR
         return work(queue);
       };
       const result =
-        pool === undefined
+        postgresTransactions === undefined
           ? await db.transaction().execute(async (trx) => {
               await lockQueue(trx, dialect, queueId);
               return inTransaction(trx, trx);
             })
-          : await inPostgresQueueTransaction(pool, queueId, ({ trx, atCommit, open }) =>
+          : await postgresTransactions.run(queueId, ({ trx, atCommit, open }) =>
               inTransaction(trx, atCommit, open),
             );
       // Only once committed: a state rolled back must not be taken for the version it would have been.

@@ -4,7 +4,12 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import pg from "pg";
-import { escapeLiteral, inPostgresQueueTransaction } from "../../src/store/postgres-queue-transaction.ts";
+import {
+  escapeLiteral,
+  inPostgresQueueTransaction,
+  type PostgresQueueTransaction,
+} from "../../src/store/postgres-queue-transaction.ts";
+import { PostgresQueueTransactions } from "../../src/store/postgres-shared-transactions.ts";
 import { createTestStore, type TestStore } from "../support/database.ts";
 import { anOutboxQueue } from "../support/outbox.ts";
 
@@ -157,5 +162,133 @@ onPostgres("a queue's transaction on PostgreSQL", () => {
       }),
     ).rejects.toThrow("the step failed");
     expect(await recordedKeys()).toEqual([]);
+  });
+});
+
+onPostgres("queues' steps sharing a transaction on PostgreSQL", () => {
+  let store: TestStore;
+  let queues: string[];
+  let transactions: PostgresQueueTransactions;
+  beforeEach(async () => {
+    store = await createTestStore("postgres");
+    queues = [];
+    for (const name of ["q0", "q1", "q2", "q3", "q4"]) queues.push(await anOutboxQueue(store, name));
+    await sql`create table literals (n serial primary key, t text)`.execute(store.db);
+    transactions = new PostgresQueueTransactions(store.pool!);
+  });
+  afterEach(() => store.destroy());
+
+  const saved = async () =>
+    (await sql<{ t: string }>`select t from literals order by t`.execute(store.db)).rows.map((row) => row.t);
+
+  /** Two works that keep both transactions sent at once open until released: whatever is asked meanwhile waits. */
+  function occupy(): { release: () => Promise<void> } {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const held = [0, 1].map((index) =>
+      transactions.run(queues[index]!, async ({ open: opening }) => {
+        await opening([]);
+        await gate;
+      }),
+    );
+    return {
+      release: async () => {
+        open();
+        await Promise.all(held);
+      },
+    };
+  }
+
+  /** A step's stand-in: reads its transaction's id and the advisory locks it holds, saves `label` at the commit. */
+  const step =
+    (label: string) =>
+    async ({ trx, atCommit }: PostgresQueueTransaction) => {
+      const { rows } = await sql<{ id: string; locks: string }>`select txid_current()::text as id,
+        (select count(*) from pg_locks where locktype = 'advisory' and pid = pg_backend_pid())::text as locks`.execute(
+        trx,
+      );
+      await atCommit
+        .insertInto("literals" as never)
+        .values({ t: label } as never)
+        .execute();
+      return rows[0]!;
+    };
+
+  it("steps of other queues that wait while two transactions run share the next one, each holding its lock", async () => {
+    const running = occupy();
+    const waiting = [2, 3, 4].map((index) => transactions.run(queues[index]!, step(`q${index}`)));
+    await running.release();
+    const seen = await Promise.all(waiting);
+    expect(new Set(seen.map((transaction) => transaction.id)).size).toBe(1);
+    expect(seen[0]!.locks).toBe("3");
+    expect(await saved()).toEqual(["q2", "q3", "q4"]);
+  });
+
+  it("a step that fails in a shared transaction fails alone: the others are saved, nothing of it is", async () => {
+    const running = occupy();
+    const failing = expect(
+      transactions.run(queues[2]!, async (transaction) => {
+        await step("q2")(transaction);
+        throw new Error("the step of q2 failed");
+      }),
+    ).rejects.toThrow("the step of q2 failed");
+    const others = [3, 4].map((index) => transactions.run(queues[index]!, step(`q${index}`)));
+    await running.release();
+    await failing;
+    await Promise.all(others);
+    expect(await saved()).toEqual(["q3", "q4"]);
+  });
+
+  it("a write that fails at the shared commit fails only the step that made it", async () => {
+    const running = occupy();
+    const failing = expect(
+      transactions.run(queues[2]!, async ({ atCommit }) => {
+        for (const t of ["twice", "twice"])
+          await atCommit
+            .insertInto("literals" as never)
+            .values({ n: 7, t } as never)
+            .execute();
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    const other = transactions.run(queues[3]!, step("q3"));
+    await running.release();
+    await failing;
+    await other;
+    expect(await saved()).toEqual(["q3"]);
+  });
+
+  it("two steps of one queue never share a transaction: the second sees what the first saved", async () => {
+    const running = occupy();
+    const first = transactions.run(queues[2]!, step("first"));
+    const second = transactions.run(queues[2]!, async (transaction) => {
+      const before = await sql<{ t: string }>`select t from literals`.execute(transaction.trx);
+      return { ...(await step("second")(transaction)), before: before.rows.map((row) => row.t) };
+    });
+    await running.release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(b.id).not.toBe(a.id);
+    expect(b.before).toEqual(["first"]);
+  });
+
+  it("takes its queues' locks in the order of their ids, so that two replicas' shared transactions never deadlock", async () => {
+    const [low, high] = [queues[2]!, queues[3]!].sort();
+    const outside = await store.pool!.connect();
+    const lockKey = (id: string) => `hashtextextended(${escapeLiteral(id)}, 0)`;
+    try {
+      await outside.query(`select pg_advisory_lock(${lockKey(low!)})`);
+      const running = occupy();
+      // Asked for the higher id first: locking in that order would hold it while waiting for the lower one.
+      const shared = [high!, low!].map((id) => transactions.run(id, step(id)));
+      await running.release();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const { rows } = await outside.query(`select pg_try_advisory_lock(${lockKey(high!)}) as free`);
+      expect(rows[0].free).toBe(true);
+      await outside.query(`select pg_advisory_unlock(${lockKey(high!)})`);
+      await outside.query(`select pg_advisory_unlock(${lockKey(low!)})`);
+      await Promise.all(shared);
+      expect(await saved()).toEqual([low, high].sort());
+    } finally {
+      outside.release();
+    }
   });
 });

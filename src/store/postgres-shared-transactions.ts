@@ -1,0 +1,95 @@
+// Queue steps on PostgreSQL that share transactions (group commit across queues). Deliveries to many queues each
+// start a step of their own queue; one transaction per step cost a commit and two round trips each (over 10 queues,
+// about 2.3 statements per delivery, half of PostgreSQL's CPU per delivery spent opening and committing). Here at
+// most two transactions run at once, and the steps that ask meanwhile go together in the next one, each under its
+// own queue's lock, with its own opening read and writes (postgres-queue-transaction.ts).
+import type * as pg from "pg";
+import {
+  inPostgresQueueTransaction,
+  inSharedTransaction,
+  type Member,
+  type PostgresQueueTransaction,
+  type Settled,
+} from "./postgres-queue-transaction.ts";
+
+/** Transactions sent at once; more queues' works wait and share the next one. */
+const RUNNING_AT_ONCE = 2;
+/** Queues in one shared transaction at most: its locks are held until its last work is done. */
+const QUEUES_PER_TRANSACTION = 16;
+
+interface Waiting<T> extends Member<T> {
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Queue transactions on one pool that share transactions: works for different queues that wait while others run
+ * go together in the next one, each with its own lock, opening read and writes. A work that fails never takes the
+ * others down with it: when a shared transaction fails, each of its works is run again in a transaction of its own
+ * and succeeds or fails by itself (a work is run again from the start, as a retried transaction would be).
+ */
+export class PostgresQueueTransactions {
+  readonly #pool: pg.Pool;
+  readonly #waiting: Waiting<unknown>[] = [];
+  #running = 0;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  run<T>(queueId: string, work: (transaction: PostgresQueueTransaction) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({ queueId, work, resolve, reject } as Waiting<unknown>);
+      this.#startWaiting();
+    });
+  }
+
+  #startWaiting(): void {
+    while (this.#running < RUNNING_AT_ONCE && this.#waiting.length > 0) {
+      const batch = this.#nextBatch();
+      this.#running++;
+      void this.#runBatch(batch).finally(() => {
+        this.#running--;
+        this.#startWaiting();
+      });
+    }
+  }
+
+  /** The oldest waiting works, one per queue: a second work for a queue waits for the first one's transaction. */
+  #nextBatch(): Waiting<unknown>[] {
+    const batch: Waiting<unknown>[] = [];
+    const queues = new Set<string>();
+    for (let index = 0; index < this.#waiting.length && batch.length < QUEUES_PER_TRANSACTION;) {
+      const waiting = this.#waiting[index]!;
+      if (queues.has(waiting.queueId)) {
+        index++;
+        continue;
+      }
+      queues.add(waiting.queueId);
+      batch.push(waiting);
+      this.#waiting.splice(index, 1);
+    }
+    return batch;
+  }
+
+  async #runBatch(batch: readonly Waiting<unknown>[]): Promise<void> {
+    const shared = await inSharedTransaction(this.#pool, batch).catch((error: unknown) => ({
+      committed: false,
+      outcomes: batch.map((): Settled<unknown> => ({ ok: false, error })),
+    }));
+    if (shared.committed || batch.length === 1) {
+      for (const [index, waiting] of batch.entries()) {
+        const outcome = shared.outcomes[index]!;
+        if (outcome.ok) waiting.resolve(outcome.value);
+        else waiting.reject(outcome.error);
+      }
+      return;
+    }
+    for (const waiting of batch) {
+      await inPostgresQueueTransaction(this.#pool, waiting.queueId, waiting.work).then(
+        waiting.resolve,
+        waiting.reject,
+      );
+    }
+  }
+}
