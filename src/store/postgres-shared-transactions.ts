@@ -1,8 +1,8 @@
 // Queue steps on PostgreSQL that share transactions (group commit across queues). Deliveries to many queues each
 // start a step of their own queue; one transaction per step cost a commit and two round trips each (over 10 queues,
-// about 2.3 statements per delivery, half of PostgreSQL's CPU per delivery spent opening and committing). Here at
-// most two transactions run at once, and the steps that ask meanwhile go together in the next one, each under its
-// own queue's lock, with its own opening read and writes (postgres-queue-transaction.ts).
+// about 2.3 statements per delivery). Here at most two transactions run at once, and the steps that ask meanwhile
+// go together in the next one, each under its own queue's lock, with its own opening read and writes
+// (postgres-queue-transaction.ts): about one statement per delivery, and a third less of PostgreSQL's CPU.
 import type * as pg from "pg";
 import {
   inPostgresQueueTransaction,
