@@ -40,16 +40,29 @@ async function appFreeHandlers(config: Config, store: Store, log: Logger): Promi
   return handlers;
 }
 
+/** The host to open in a browser: a wildcard address (listening everywhere) is opened as localhost. */
+export function browsable(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "localhost";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
 export async function startSetupServer(config: Config, store: Store, log: Logger): Promise<HttpService> {
   const { setupAppFactory } = await probotModule<{ setupAppFactory: SetupAppFactory }>("apps/setup.js");
   const { staticFilesHandler } = await probotModule<{ staticFilesHandler: Handler }>(
     "server/handlers/static-files.js",
   );
   const host = config.host ?? "localhost";
-  const setup = await setupAppFactory({ host, port: config.port, log: log.child({ name: "setup" }) })();
-  // Probot's welcome has just said that "custom routes will not work" until the app is registered: most of ours do.
+  // Probot's welcome, logged as its setup app starts, says in eight lines (two of them empty) that "custom routes
+  // will not work" until the app is registered, where most of ours do: ours below replaces it. Its warnings (a
+  // smee.io channel out of reach) still show, and so does what it logs later (the restart once registered).
+  const setupLog = log.child({ name: "setup" });
+  setupLog.level = "warn";
+  const setup = await setupAppFactory({ host, port: config.port, log: setupLog })();
+  setupLog.level = log.level;
   log.info(
-    "Until the GitHub App is registered, API tokens, test health (/v1/flaky-tests/…, the pages under /tests/), " +
+    `No GitHub App is registered yet: open http://${browsable(host)}:${config.port} to ` +
+      "register one (the page writes APP_ID, PRIVATE_KEY and WEBHOOK_SECRET to .env; or set them yourself), then " +
+      "restart the service. Until then, API tokens, test health (/v1/flaky-tests/…, the pages under /tests/), " +
       "/v1/openapi.json, /healthz and /metrics work; the merge queue's endpoints answer 503 github_app_not_registered",
   );
   return serveHttp({

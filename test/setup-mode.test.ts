@@ -86,9 +86,17 @@ describe("setup mode (no GitHub App registered)", () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it("says on start what works before the app is registered, after Probot's word that custom routes do not", () => {
-    expect(log).toContain("custom routes will not work");
-    expect(log).toMatch(/Until the GitHub App is registered, API tokens, test health .* work/);
+  it("says on start, in one line, where to register the app and what works until then", () => {
+    const lines = log.split("\n").filter((line) => line.startsWith("{"));
+    const said = lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const banner = said.find((message) => message.startsWith("No GitHub App is registered yet"));
+    expect(banner).toContain(`open ${url} to register one`);
+    expect(banner).toMatch(/then restart the service\. Until then, API tokens, test health .* work;/);
+    // Probot's welcome, which says that custom routes will not work until then, is not repeated; nor an empty line.
+    expect(said.filter((message) => /custom routes will not work|Welcome to Probot/.test(message))).toEqual(
+      [],
+    );
+    expect(said).not.toContain("");
   });
 
   it("serves the setup page, the probes, the OpenAPI document and the operator metrics", async () => {
