@@ -2,7 +2,8 @@
 // start a step of their own queue; one transaction per step cost a commit and two round trips each (over 10 queues,
 // about 2.3 statements per delivery). Here at most two transactions run at once, and the steps that ask meanwhile
 // go together in the next one, each under its own queue's lock, with its own opening read and writes
-// (postgres-queue-transaction.ts): about one statement per delivery, and a third less of PostgreSQL's CPU.
+// (postgres-queue-transaction.ts): about one statement per delivery, and a third less of PostgreSQL's CPU. A
+// transaction that runs for long (waiting for a lock another replica holds) stops counting (STALLED_MS).
 import type * as pg from "pg";
 import {
   inPostgresQueueTransaction,
@@ -14,6 +15,12 @@ import {
 
 /** Transactions sent at once; more queues' works wait and share the next one. */
 const RUNNING_AT_ONCE = 2;
+/**
+ * A transaction running longer than this no longer holds the others back. It most likely waits for a queue's lock
+ * that another replica holds, perhaps for long (a replica frozen mid-step keeps its locks until its connection
+ * dies): the steps of other queues must not wait with it.
+ */
+export const STALLED_MS = 250;
 /** Queues in one shared transaction at most: its locks are held until its last work is done. */
 const QUEUES_PER_TRANSACTION = 16;
 
@@ -31,7 +38,10 @@ interface Waiting<T> extends Member<T> {
 export class PostgresQueueTransactions {
   readonly #pool: pg.Pool;
   readonly #waiting: Waiting<unknown>[] = [];
-  #running = 0;
+  /** When each transaction running began (performance.now()). */
+  readonly #running = new Set<{ startedAt: number }>();
+  /** Set while works wait for a running transaction that may stall: when to look again. */
+  #recheck: NodeJS.Timeout | undefined;
 
   constructor(pool: pg.Pool) {
     this.#pool = pool;
@@ -45,14 +55,24 @@ export class PostgresQueueTransactions {
   }
 
   #startWaiting(): void {
-    while (this.#running < RUNNING_AT_ONCE && this.#waiting.length > 0) {
-      const batch = this.#nextBatch();
-      this.#running++;
-      void this.#runBatch(batch).finally(() => {
-        this.#running--;
+    const now = performance.now();
+    const busy = [...this.#running].filter(({ startedAt }) => now - startedAt < STALLED_MS);
+    while (busy.length < RUNNING_AT_ONCE && this.#waiting.length > 0) {
+      const running = { startedAt: now };
+      busy.push(running);
+      this.#running.add(running);
+      void this.#runBatch(this.#nextBatch()).finally(() => {
+        this.#running.delete(running);
         this.#startWaiting();
       });
     }
+    if (this.#waiting.length === 0 || this.#recheck !== undefined) return;
+    const stallsAt = Math.min(...busy.map(({ startedAt }) => startedAt + STALLED_MS));
+    this.#recheck = setTimeout(() => {
+      this.#recheck = undefined;
+      this.#startWaiting();
+    }, stallsAt - now);
+    this.#recheck.unref();
   }
 
   /** The oldest waiting works, one per queue: a second work for a queue waits for the first one's transaction. */

@@ -270,6 +270,28 @@ onPostgres("queues' steps sharing a transaction on PostgreSQL", () => {
     expect(b.before).toEqual(["first"]);
   });
 
+  it("starts the steps of other queues while both transactions running wait for locks another replica holds", async () => {
+    const outside = await store.pool!.connect();
+    const lockKey = (id: string) => `hashtextextended(${escapeLiteral(id)}, 0)`;
+    try {
+      // As a replica frozen mid-step would: its locks stay held until its connection dies.
+      await outside.query(
+        `select pg_advisory_lock(${lockKey(queues[0]!)}), pg_advisory_lock(${lockKey(queues[1]!)})`,
+      );
+      const blocked = [0, 1].map((index) => transactions.run(queues[index]!, step(`q${index}`)));
+      let blockedDone = false;
+      void Promise.all(blocked).then(() => (blockedDone = true));
+      await transactions.run(queues[2]!, step("q2"));
+      expect(blockedDone).toBe(false);
+      expect(await saved()).toEqual(["q2"]);
+      await outside.query("select pg_advisory_unlock_all()");
+      await Promise.all(blocked);
+      expect(await saved()).toEqual(["q0", "q1", "q2"]);
+    } finally {
+      outside.release();
+    }
+  });
+
   it("takes its queues' locks in the order of their ids, so that two replicas' shared transactions never deadlock", async () => {
     const [low, high] = [queues[2]!, queues[3]!].sort();
     const outside = await store.pool!.connect();
