@@ -1,7 +1,7 @@
 // The queue states this process last loaded or saved, parsed. A busy queue's state is tens of kilobytes of JSON
 // and every step reads it: a step that finds the version it knows skips reading and parsing it again. The version
 // is read in the step's own transaction, so a state another replica saved since is never taken from here.
-import type { QueueState } from "../queue/index.ts";
+import { inProgressRuns, type QueueState } from "../queue/index.ts";
 
 /**
  * Queues whose states are kept: a process serving 1,000 queues keeps them all (the API's reads render answers from
@@ -42,9 +42,8 @@ export class QueueStateCache {
   set(queueId: string, version: number, state: QueueState): void {
     this.#forget(queueId);
     this.#states.set(queueId, { version, state });
-    for (const run of Object.values(state.runs)) {
-      if (run.status === "in_progress" && run.testBranchSha !== null)
-        this.#testing.set(run.testBranchSha, queueId);
+    for (const run of inProgressRuns(state)) {
+      if (run.testBranchSha !== null) this.#testing.set(run.testBranchSha, queueId);
     }
     for (const oldest of this.#states.keys()) {
       if (this.#states.size <= CAPACITY) break;
@@ -56,7 +55,7 @@ export class QueueStateCache {
     const kept = this.#states.get(queueId);
     if (kept === undefined) return;
     this.#states.delete(queueId);
-    for (const run of Object.values(kept.state.runs)) {
+    for (const run of inProgressRuns(kept.state)) {
       if (run.testBranchSha !== null && this.#testing.get(run.testBranchSha) === queueId) {
         this.#testing.delete(run.testBranchSha);
       }
