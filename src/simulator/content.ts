@@ -11,6 +11,11 @@ export function withPr(key: ContentKey, prNumber: number): ContentKey {
   return [(key[0] + mix32(prNumber * 2 + 1)) >>> 0, (key[1] + mix32(prNumber ^ 0x5bd1e995)) >>> 0];
 }
 
+/** The key without `prNumber`, which it holds: adding is undone by subtracting. */
+export function withoutPr(key: ContentKey, prNumber: number): ContentKey {
+  return [(key[0] - mix32(prNumber * 2 + 1)) >>> 0, (key[1] - mix32(prNumber ^ 0x5bd1e995)) >>> 0];
+}
+
 export function contentKeyOf(prNumbers: Iterable<number>): ContentKey {
   let key = EMPTY_CONTENT;
   for (const prNumber of prNumbers) key = withPr(key, prNumber);

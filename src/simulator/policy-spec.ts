@@ -10,6 +10,11 @@ export interface PolicySpec {
    * runs in parallel mode. Absent: no targets, the mode the settings say.
    */
   readonly lanes?: number;
+  /**
+   * `futures` (or `futures=rerank`): not the queue but the probable-futures design, played by the simulator
+   * (probable-futures.ts) with the policy's concurrency, to measure it beside the queue's own policies.
+   */
+  readonly futures?: { readonly rerank: boolean };
 }
 
 /** What one `key=value` of a policy sets. */
@@ -80,12 +85,20 @@ const SETTERS: Readonly<Record<string, Setter>> = {
 
 /** Not a queue setting: it shapes the simulated PRs too (see `PolicySpec.lanes`). */
 const LANES_KEY = "lanes";
+/** Not a queue setting: another design, played instead of the queue (see `PolicySpec.futures`). */
+const FUTURES_KEY = "futures";
 
-export const POLICY_KEYS = [...Object.keys(SETTERS), LANES_KEY];
+export const POLICY_KEYS = [...Object.keys(SETTERS), LANES_KEY, FUTURES_KEY];
+
+function futures(value: string | undefined): PolicyPart {
+  if (value !== undefined && value !== "rerank") throw new PolicySpecError(`is bare or rerank, got ${value}`);
+  return { settings: {}, futures: { rerank: value === "rerank" } };
+}
 
 /** What one `key` (=`value`) stands for; `value` undefined for a bare key. */
 export function policyPartOf(key: string, value: string | undefined): PolicyPart {
   if (key === LANES_KEY) return { settings: { mode: "parallel" }, lanes: integer(value, 1) };
+  if (key === FUTURES_KEY) return futures(value);
   const setter = SETTERS[key];
   if (setter === undefined) throw new PolicySpecError(`is not a setting (known: ${POLICY_KEYS.join(", ")})`);
   return { settings: setter(value) };

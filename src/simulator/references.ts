@@ -9,7 +9,7 @@ import { HOUR_MS, pairConflicts } from "./model.ts";
 import type { DayOutcome, PrFate, PrOutcome } from "./outcome.ts";
 import { endOfDay, queueLengthOf } from "./outcome.ts";
 
-interface Landed {
+export interface Landed {
   readonly pr: number;
   readonly at: number;
 }
@@ -18,7 +18,7 @@ interface Landed {
  * Whether `pr` conflicts with a PR that lands after it was opened (it was written on top of everything
  * landed before). `landed` is in landing order, so the scan stops at the first PR landed before it opened.
  */
-function conflictsWithLanded(day: Day, pr: SimulatedPr, landed: readonly Landed[]): boolean {
+export function conflictsWithLanded(day: Day, pr: SimulatedPr, landed: readonly Landed[]): boolean {
   for (let index = landed.length - 1; index >= 0; index--) {
     const other = landed[index] as Landed;
     if (other.at <= pr.arrivesAt) return false;
@@ -27,7 +27,7 @@ function conflictsWithLanded(day: Day, pr: SimulatedPr, landed: readonly Landed[
   return false;
 }
 
-function outcome(day: Day, decided: readonly PrOutcome[], ci: SimulatedCi): DayOutcome {
+export function outcome(day: Day, decided: readonly PrOutcome[], ci: SimulatedCi): DayOutcome {
   const prs = [...decided].sort((a, b) => a.number - b.number);
   return {
     prs,
@@ -39,7 +39,7 @@ function outcome(day: Day, decided: readonly PrOutcome[], ci: SimulatedCi): DayO
   };
 }
 
-function decide(pr: SimulatedPr, fate: PrFate, at: number): PrOutcome {
+export function decide(pr: SimulatedPr, fate: PrFate, at: number): PrOutcome {
   return { ...pr, fate, decidedAt: at };
 }
 

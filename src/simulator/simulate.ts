@@ -9,6 +9,7 @@ import type { DayOutcome } from "./outcome.ts";
 import type { PolicySpec } from "./policy-spec.ts";
 import type { StepFunction } from "./queue-policy.ts";
 import { playQueue } from "./queue-policy.ts";
+import { playProbableFutures } from "./probable-futures.ts";
 import { playOracle, playSerial } from "./references.ts";
 
 export interface PolicyResult {
@@ -42,6 +43,9 @@ export interface ComparisonRequest {
   /** The queue core to play; the real `step` unless a test swaps it. */
   readonly step?: StepFunction;
 }
+
+/** Failed runs on its true base that fail a PR in the probable-futures design: as few good PRs fail as in the queue. */
+const FUTURES_REJECT_AFTER = 3;
 
 function slotsOf(settings: Partial<QueueSettings>): number {
   return settings.concurrency ?? DEFAULT_QUEUE_SETTINGS.concurrency;
@@ -82,19 +86,29 @@ export function compare(request: ComparisonRequest): Comparison {
   // With evidence in the model every policy is played without it too, so that no figure rests on it alone.
   const evidence = hasEvidence(request.model);
   const policyRows = request.policies.flatMap((policy) =>
-    (evidence ? [false, true] : [false]).map((withEvidence) =>
+    // Another design knows nothing of the evidence the queue takes: it is played once, without it.
+    (evidence && policy.futures === undefined ? [false, true] : [false]).map((withEvidence) =>
       played(
         withEvidence ? `${policy.label} +evidence` : policy.label,
         false,
         slotsOf(policy.settings),
         days,
         (day) =>
-          playQueue(
-            withEvidence ? day : { ...day, model: withoutEvidence(day.model) },
-            policy.settings,
-            request.step,
-            policy.lanes,
-          ),
+          policy.futures === undefined
+            ? playQueue(
+                withEvidence ? day : { ...day, model: withoutEvidence(day.model) },
+                policy.settings,
+                request.step,
+                policy.lanes,
+              )
+            : playProbableFutures(
+                { ...day, model: withoutEvidence(day.model) },
+                {
+                  slots: slotsOf(policy.settings),
+                  rerank: policy.futures.rerank,
+                  rejectAfter: FUTURES_REJECT_AFTER,
+                },
+              ),
       ),
     ),
   );
