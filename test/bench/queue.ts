@@ -70,7 +70,7 @@ const DAYS = [
 
 /**
  * Concurrency and optimistic merging, then confirmation of failures, batching with bisection (with and without
- * skipping redundant tests), and adaptive batching.
+ * skipping redundant tests), adaptive batching, the probable-futures design, and the proof planner.
  */
 const POLICIES = parsePolicies(
   [
@@ -83,6 +83,9 @@ const POLICIES = parsePolicies(
     "k=8,batch=2,wait=1,skip-redundant-tests,confirm,optimistic,d=1",
     "k=8,batch=4,wait=1,skip-redundant-tests,confirm,optimistic,d=1",
     "k=8,batch=8,wait=1,skip-redundant-tests,confirm,optimistic,d=1,adaptive",
+    // The design measured against the proof planner (docs/queue-policy.md#probable-futures-measured).
+    "k=8,futures",
+    "k=8,futures=rerank",
     // The proof planner (docs/queue-policy.md): groups of 4, and auto.
     "k=8,proof,batch=4",
     "k=8,auto",
