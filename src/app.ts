@@ -31,6 +31,12 @@ export interface AppDependencies {
   onEngine?: (engine: MergeQueueEngine) => void;
   /** Start the background timers (tests step the scheduler themselves). */
   startScheduler?: boolean;
+  /**
+   * Where the app's HTTP handlers (/v1, the pages, the operator endpoints) go: the process entry serves them
+   * itself, ahead of Probot's middleware, which would await each of its handlers in turn on every request.
+   * Probot's `addHandler` when absent.
+   */
+  serveHandler?: AddHandler;
 }
 
 export function switchyardApp({
@@ -39,8 +45,10 @@ export function switchyardApp({
   clock = Date.now,
   onEngine,
   startScheduler = true,
+  serveHandler,
 }: AppDependencies): ApplicationFunction {
-  return async (app, { addHandler }) => {
+  return async (app, { addHandler: probotHandler }) => {
+    const addHandler = serveHandler ?? probotHandler;
     const { engine, github, repositoryFacts, submissionReads } = await mountService(app, addHandler, {
       config,
       store,

@@ -6,7 +6,7 @@ import { type Config, ConfigError, loadConfig, loadDotEnv } from "./config.ts";
 import { githubOctokit } from "./github/octokit.ts";
 import { githubWriteLimits, WritePacer } from "./github/write-pacing.ts";
 import { createLogger } from "./http/logger.ts";
-import { type HttpService, pingHandler, serveHttp } from "./http/service-server.ts";
+import { type Handler, type HttpService, pingHandler, serveHttp } from "./http/service-server.ts";
 import { openMigratedDatabase, type Store } from "./store/database.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -47,8 +47,15 @@ async function serveGitHubApp(config: Config, store: Store, log: Logger): Promis
       }),
     },
   });
-  const app = await createNodeMiddleware(switchyardApp({ config, store }), { probot });
-  const server = await serveHttp({ log, host: config.host, port: config.port, handlers: [pingHandler, app] });
+  const ours: Handler[] = [];
+  const serveHandler = (handler: Handler) => void ours.push(handler);
+  const app = await createNodeMiddleware(switchyardApp({ config, store, serveHandler }), { probot });
+  const server = await serveHttp({
+    log,
+    host: config.host,
+    port: config.port,
+    handlers: [pingHandler, ...ours, app],
+  });
   const proxy = process.env.WEBHOOK_PROXY_URL;
   if (proxy !== undefined && proxy.trim() !== "") {
     const target = `http://${config.host ?? "localhost"}:${server.port}${probot.webhookPath}`;

@@ -19,9 +19,25 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
 }
 
+/** Whether a schema node or one below it is an enum, by node: most request bodies have none to lowercase. */
+const enumsBelow = new WeakMap<object, boolean>();
+
+function holdsEnum(schema: object): boolean {
+  let holds = enumsBelow.get(schema);
+  if (holds === undefined) {
+    const node = schema as { enum?: unknown; properties?: object; items?: unknown; anyOf?: unknown[] };
+    const below = [...Object.values(node.properties ?? {}), node.items, ...(node.anyOf ?? [])];
+    holds =
+      Array.isArray(node.enum) ||
+      below.some((child) => child !== null && typeof child === "object" && holdsEnum(child));
+    enumsBelow.set(schema, holds);
+  }
+  return holds;
+}
+
 /** Lowercases, in place, every string value whose schema node is an enum; walks objects, arrays and unions. */
 export function lowercaseEnumValues(schema: unknown, value: unknown): unknown {
-  if (schema === null || typeof schema !== "object") return value;
+  if (schema === null || typeof schema !== "object" || !holdsEnum(schema)) return value;
   const node = schema as {
     enum?: unknown[];
     properties?: Record<string, unknown>;

@@ -30,6 +30,8 @@ export const jsonContentType = /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i;
 
 /** Whether a request's `Content-Type` header is JSON: its media type, parameters aside, as Fastify parses it. */
 export function isJsonContentType(header: string | string[] | undefined): boolean {
+  // What nearly every client sends, without taking the header apart.
+  if (header === "application/json") return true;
   const type =
     String(header ?? "")
       .split(";")[0]

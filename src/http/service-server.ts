@@ -40,7 +40,11 @@ export async function serveHttp({
   const server: Server = createServer(async (req, res) => {
     logRequest(req, res);
     try {
-      for (const handler of handlers) if (await handler(req, res)) return;
+      for (const handler of handlers) {
+        // Most handlers answer at once whether a request is theirs: only a promise is waited for.
+        const taken = handler(req, res);
+        if (taken === true || (taken instanceof Promise && (await taken))) return;
+      }
       if (!res.headersSent) res.writeHead(404).end();
     } catch (error) {
       // The error's own text is logged; the client learns nothing of it.
