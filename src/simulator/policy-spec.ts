@@ -114,15 +114,24 @@ export function parsePolicy(text: string, base: PolicyPart = { settings: {} }): 
   const label = text.trim();
   if (label === "") throw new PolicySpecError("an empty policy");
   let policy = base;
+  const written: string[] = [];
   for (const part of label.split(",")) {
     const [rawKey = "", ...rest] = part.split("=");
     const key = rawKey.trim();
+    written.push(key);
     try {
       policy = withPart(policy, policyPartOf(key, rest.length === 0 ? undefined : rest.join("=").trim()));
     } catch (error) {
       if (!(error instanceof PolicySpecError)) throw error;
       throw new PolicySpecError(`in "${label}": ${key} ${error.message}`);
     }
+  }
+  if (
+    written.includes(FUTURES_KEY) &&
+    written.some((key) => !["k", "concurrency", FUTURES_KEY].includes(key))
+  ) {
+    // The other design has no queue settings: they would be shown in its label and do nothing.
+    throw new PolicySpecError(`in "${label}": futures takes the concurrency (k) alone`);
   }
   return { ...policy, label };
 }

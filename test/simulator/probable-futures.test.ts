@@ -111,6 +111,7 @@ describe("the probable-futures design, played beside the queue", () => {
       futures: { rerank: true },
     });
     expect(() => parsePolicy("k=8,futures=often")).toThrow(PolicySpecError);
+    expect(() => parsePolicy("k=8,batch=4,futures")).toThrow(/futures takes the concurrency \(k\) alone/);
     const model = { ...stressDay, hours: 4, headCiFailed: 0.5 };
     const { results } = compare({ model, policies: [parsePolicy("k=8,futures")], seed: 1, days: 1 });
     expect(results.map((result) => result.label)).toEqual([
