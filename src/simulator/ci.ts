@@ -1,6 +1,6 @@
 // Simulated CI: one run per test branch head, its duration and flake drawn from the model, cancelled when
 // its test branch is deleted (its minutes count until then).
-import type { ContentKey } from "./content.ts";
+import { type ContentKey, contentText } from "./content.ts";
 import type { Day } from "./model.ts";
 import { drawCi } from "./model.ts";
 
@@ -41,7 +41,7 @@ export class SimulatedCi {
     commit: { readonly sha: string; readonly content: ContentKey; readonly broken: boolean },
     now: number,
   ): CiRun {
-    const setKey = `${commit.content[0]}:${commit.content[1]}`;
+    const setKey = contentText(commit.content);
     const attempt = this.attempts.get(setKey) ?? 0;
     this.attempts.set(setKey, attempt + 1);
     const draw = drawCi(this.day, commit.content, attempt);

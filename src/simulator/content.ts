@@ -7,6 +7,11 @@ export type ContentKey = readonly [number, number];
 
 export const EMPTY_CONTENT: ContentKey = [0, 0];
 
+/** The key as text, to index what was tested by the set of PRs it held. */
+export function contentText(key: ContentKey): string {
+  return `${key[0]}:${key[1]}`;
+}
+
 export function withPr(key: ContentKey, prNumber: number): ContentKey {
   return [(key[0] + mix32(prNumber * 2 + 1)) >>> 0, (key[1] + mix32(prNumber ^ 0x5bd1e995)) >>> 0];
 }

@@ -15,18 +15,20 @@
 // anything.
 import { Agenda } from "./agenda.ts";
 import { type CiRun, SimulatedCi } from "./ci.ts";
-import { type ContentKey, withPr, withoutPr } from "./content.ts";
+import { type ContentKey, contentText, EMPTY_CONTENT, withPr, withoutPr } from "./content.ts";
 import type { Day, SimulatedPr } from "./model.ts";
-import type { PrOutcome } from "./outcome.ts";
-import type { DayOutcome } from "./outcome.ts";
+import type { DayOutcome, PrOutcome } from "./outcome.ts";
 import { conflictsWithLanded, decide, type Landed, outcome } from "./references.ts";
 
 export interface FuturesOptions {
   readonly slots: number;
   readonly rerank: boolean;
-  /** Failed runs on its true base that fail a PR: 3 keeps good PRs failed by flakes near the proof planner's. */
-  readonly rejectAfter: number;
+  /** Failed runs on its true base that fail a PR; REJECT_AFTER when absent. */
+  readonly rejectAfter?: number;
 }
+
+/** Three failed runs keep the good PRs failed by flakes as rare as in the proof planner. */
+const REJECT_AFTER = 3;
 
 /** Guesses are made for the PRs this far from the head of the line, each leaving out at most two PRs ahead. */
 const HORIZON = 16;
@@ -60,10 +62,8 @@ interface Guess {
 type Due =
   { readonly kind: "arrival"; readonly pr: SimulatedPr } | { readonly kind: "report"; readonly build: Build };
 
-const keyOf = (content: ContentKey) => `${content[0]}:${content[1]}`;
-
 export function playProbableFutures(day: Day, options: FuturesOptions): DayOutcome {
-  const { slots, rerank, rejectAfter } = options;
+  const { slots, rerank, rejectAfter = REJECT_AFTER } = options;
   const { broken: brokenRate, flaky } = day.model;
   const ci = new SimulatedCi(day);
   const agenda = new Agenda<Due>();
@@ -74,7 +74,7 @@ export function playProbableFutures(day: Day, options: FuturesOptions): DayOutco
   let builds: Build[] = [];
   /** Each PR's finished runs: the content they tested, whether they passed, and whether counted as a failure. */
   const finished = new Map<number, { key: string; passes: boolean; counted: boolean }[]>();
-  let target: ContentKey = [0, 0];
+  let target = EMPTY_CONTENT;
   let runs = 0;
 
   /** The odds that a PR in line lands: good, given the failures on its true base (each a flake if it is good). */
@@ -83,8 +83,9 @@ export function playProbableFutures(day: Day, options: FuturesOptions): DayOutco
     return good / (good + brokenRate);
   };
 
-  const leaveLine = (index: number, fate: PrOutcome["fate"], now: number) => {
-    const [{ pr }] = line.splice(index, 1) as [InLine];
+  /** The head of the line leaves it. */
+  const leaveLine = (fate: PrOutcome["fate"], now: number) => {
+    const { pr } = line.shift() as InLine;
     decided.push(decide(pr, fate, now));
     finished.delete(pr.number);
   };
@@ -93,16 +94,16 @@ export function playProbableFutures(day: Day, options: FuturesOptions): DayOutco
   const settle = (now: number) => {
     for (let head = line[0]; head !== undefined; head = line[0]) {
       if (conflictsWithLanded(day, head.pr, landed)) {
-        leaveLine(0, "conflict", now);
+        leaveLine("conflict", now);
         continue;
       }
-      const trueKey = keyOf(withPr(target, head.pr.number));
+      const trueKey = contentText(withPr(target, head.pr.number));
       const results = (finished.get(head.pr.number) ?? []).filter((result) => result.key === trueKey);
       if (results.some((result) => result.passes)) {
         target = withPr(target, head.pr.number);
         landed.push({ pr: head.pr.number, at: now });
         landedNumbers.add(head.pr.number);
-        leaveLine(0, "merged", now);
+        leaveLine("merged", now);
         continue;
       }
       for (const result of results) {
@@ -111,7 +112,7 @@ export function playProbableFutures(day: Day, options: FuturesOptions): DayOutco
         head.failures++;
       }
       if (head.failures < rejectAfter) return;
-      leaveLine(0, "failed", now);
+      leaveLine("failed", now);
     }
   };
 
@@ -137,7 +138,7 @@ export function playProbableFutures(day: Day, options: FuturesOptions): DayOutco
       found.push({
         pr: head.pr.number,
         content,
-        key: keyOf(content),
+        key: contentText(content),
         broken: head.pr.broken,
         holds: [],
         odds: 1,
@@ -167,7 +168,7 @@ export function playProbableFutures(day: Day, options: FuturesOptions): DayOutco
           chance *= (1 - (odds[at] as number)) / (odds[at] as number);
         }
         const tested = withPr(guessed, pr.number);
-        const key = keyOf(tested);
+        const key = contentText(tested);
         if (tried.has(key)) return;
         const holds = holdsAll.filter((_, at) => !leftOut.includes(at));
         found.push({
@@ -209,7 +210,11 @@ export function playProbableFutures(day: Day, options: FuturesOptions): DayOutco
     for (const build of builds.filter((one) => !mayComeTrue(one, inLine))) cancel(build, now);
     const ranked = guesses();
     const running = new Map<string, Build[]>();
-    for (const build of builds) running.set(build.key, [...(running.get(build.key) ?? []), build]);
+    for (const build of builds) {
+      const same = running.get(build.key);
+      if (same === undefined) running.set(build.key, [build]);
+      else same.push(build);
+    }
     const wanted = rerank ? ranked.slice(0, slots) : ranked;
     const kept = new Set<Build>();
     const toStart: Guess[] = [];

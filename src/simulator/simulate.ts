@@ -44,9 +44,6 @@ export interface ComparisonRequest {
   readonly step?: StepFunction;
 }
 
-/** Failed runs on its true base that fail a PR in the probable-futures design: as few good PRs fail as in the queue. */
-const FUTURES_REJECT_AFTER = 3;
-
 function slotsOf(settings: Partial<QueueSettings>): number {
   return settings.concurrency ?? DEFAULT_QUEUE_SETTINGS.concurrency;
 }
@@ -103,11 +100,7 @@ export function compare(request: ComparisonRequest): Comparison {
               )
             : playProbableFutures(
                 { ...day, model: withoutEvidence(day.model) },
-                {
-                  slots: slotsOf(policy.settings),
-                  rerank: policy.futures.rerank,
-                  rejectAfter: FUTURES_REJECT_AFTER,
-                },
+                { slots: slotsOf(policy.settings), rerank: policy.futures.rerank },
               ),
       ),
     ),
