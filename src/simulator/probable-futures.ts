@@ -237,10 +237,9 @@ export function playProbableFutures(day: Day, options: FuturesOptions): DayOutco
     else {
       if (!ci.finish(item.build.run)) continue;
       builds = builds.filter((one) => one !== item.build);
-      const results = finished.get(item.build.pr);
-      const result = { key: item.build.key, passes: item.build.run.passes, counted: false };
-      if (results === undefined) finished.set(item.build.pr, [result]);
-      else results.push(result);
+      const results = finished.get(item.build.pr) ?? [];
+      results.push({ key: item.build.key, passes: item.build.run.passes, counted: false });
+      finished.set(item.build.pr, results);
     }
     settle(at);
     plan(at);

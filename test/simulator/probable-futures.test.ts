@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contentKeyOf } from "../../src/simulator/content.ts";
+import { contentKeyOf, contentText } from "../../src/simulator/content.ts";
 import { figuresOf } from "../../src/simulator/figures.ts";
 import { type Day, generateDay } from "../../src/simulator/model.ts";
 import type { DayOutcome } from "../../src/simulator/outcome.ts";
@@ -32,13 +32,12 @@ function untestedMerges(outcome: DayOutcome): number[] {
     .filter((pr) => pr.fate === "merged")
     .sort((a, b) => (a.decidedAt as number) - (b.decidedAt as number));
   return merged.flatMap((pr, index) => {
-    const [a, b] = contentKeyOf(merged.slice(0, index + 1).map((one) => one.number));
+    const content = contentText(contentKeyOf(merged.slice(0, index + 1).map((one) => one.number)));
     const tested = outcome.ciRuns.some(
       (run) =>
         run.passes &&
         run.cancelledAt === null &&
-        run.content[0] === a &&
-        run.content[1] === b &&
+        contentText(run.content) === content &&
         run.endsAt <= (pr.decidedAt as number),
     );
     return tested ? [] : [pr.number];
@@ -72,10 +71,8 @@ describe("the probable-futures design, played beside the queue", () => {
     ]);
     expect(untestedMerges(outcome)).toEqual([]);
     // PR 2's own runs: the first, then the two it still needs at once.
-    const brokenRuns = outcome.ciRuns.filter((run) => {
-      const [a, b] = contentKeyOf([1, 2]);
-      return run.content[0] === a && run.content[1] === b;
-    });
+    const brokenContent = contentText(contentKeyOf([1, 2]));
+    const brokenRuns = outcome.ciRuns.filter((run) => contentText(run.content) === brokenContent);
     expect(brokenRuns).toHaveLength(3);
     expect(outcome.prs[1]?.decidedAt).toBe(1 * MINUTE + 60 * MINUTE);
   });
