@@ -33,11 +33,10 @@ function isHeldByTheWait(pr: PullRequestEntry): boolean {
 }
 
 /**
- * The share of PRs whose tests failed among those the queue decided over the last hours (up to its latest
- * change, so that the size depends on the state alone), smoothed towards PRIOR_FAILURE_RATE while it has seen
- * few.
+ * The PRs the queue decided over the last hours (up to its latest change, so that the answer depends on the state
+ * alone), and how many of them failed their tests.
  */
-export function observedFailureRate(state: QueueState): number {
+export function recentDecisions(state: QueueState): { decided: number; failed: number } {
   const prs = Object.values(state.prs);
   const latest = prs.reduce((at, pr) => Math.max(at, pr.stateChangedAt), -Infinity);
   let failed = 0;
@@ -50,6 +49,15 @@ export function observedFailureRate(state: QueueState): number {
       failed++;
     }
   }
+  return { decided, failed };
+}
+
+/**
+ * The share of PRs whose tests failed among those the queue decided over the last hours, smoothed towards
+ * PRIOR_FAILURE_RATE while it has seen few.
+ */
+export function observedFailureRate(state: QueueState): number {
+  const { decided, failed } = recentDecisions(state);
   return (failed + PRIOR_FAILURE_RATE * PRIOR_WEIGHT) / (decided + PRIOR_WEIGHT);
 }
 

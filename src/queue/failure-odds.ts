@@ -1,7 +1,7 @@
 // The odds that a PR is broken, from what the queue knows: its recent failure and flake rates, the PR's own
 // retest history, and its own CI on its head commit. Pure functions of the state, used by the proof planner to
 // size groups (a risky PR alone, safe ones together) and to decide when a PR has failed often enough to fail.
-import { observedFailureRate } from "./batching.ts";
+import { observedFailureRate, recentDecisions } from "./batching.ts";
 import type { PrEvidence, PullRequestEntry, QueueState } from "./state.ts";
 
 export const NO_EVIDENCE: PrEvidence = {
@@ -136,4 +136,24 @@ export function bestGroupSize(p: number, rates: QueueRates, limit: number): numb
   let best = 1;
   for (let size = 2; size <= limit; size++) if (value(size) > value(best)) best = size;
   return best;
+}
+
+/**
+ * PRs decided in a row without a failed one (within the failure rate's window) after which a queue counts its
+ * broken PRs as rare: with one PR in ten broken, 24 good ones in a row come about one time in twelve.
+ */
+const RARE_AFTER_DECISIONS = 24;
+
+/**
+ * Whether broken PRs are rare in this queue lately: the last hours decided at least RARE_AFTER_DECISIONS PRs and
+ * failed none, and no PR waiting has two failed runs pinned on it (two flakes on one good PR are rarer still).
+ * The failures such a queue sees are mostly flakes, which a retest clears.
+ */
+export function brokenPrsRare(state: QueueState): boolean {
+  const { decided, failed } = recentDecisions(state);
+  if (failed > 0 || decided < RARE_AFTER_DECISIONS) return false;
+  return state.line.every((prNumber) => {
+    const pr = state.prs[prNumber];
+    return pr === undefined || evidenceOf(pr).pinnedFailures < 2;
+  });
 }

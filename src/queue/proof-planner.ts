@@ -12,6 +12,7 @@ import type { QueueRates } from "./failure-odds.ts";
 import {
   RISKY,
   bestGroupSize,
+  brokenPrsRare,
   evidenceOf,
   groupPassProbability,
   probabilityBroken,
@@ -245,13 +246,18 @@ function rootOf(state: QueueState, run: TestRun): TestRun {
  * groups: chains side by side would race, and all but one would be built on a target gone by.
  */
 function speculationBase(state: QueueState, rates: QueueRates, threshold: number): TestRun | undefined {
+  const tail = chainEnd(state);
+  if (tail === undefined || tail.testBranchSha === null) return undefined;
+  return landingOdds(state, tail, rates) >= threshold ? tail : undefined;
+}
+
+/** The end of the one chain on the landing line (see speculationBase), whatever its odds. */
+function chainEnd(state: QueueState): TestRun | undefined {
   // A run that passed and waits for the one it was built on to land is on the chain too: it lands next.
   const line = Object.values(state.runs).filter((run) => standing(run) && onLandingLine(state, run));
   const tails = line.filter((run) => !line.some((other) => other.baseRunId === run.id));
   const first = (a: TestRun, b: TestRun) => rootOf(state, a).startedAt - rootOf(state, b).startedAt;
-  const tail = tails.sort(first)[0];
-  if (tail === undefined || tail.testBranchSha === null) return undefined;
-  return landingOdds(state, tail, rates) >= threshold ? tail : undefined;
+  return tails.sort(first)[0];
 }
 
 /** What a run built on `base` stands on above the target: its content, less what has landed since it started. */
@@ -288,11 +294,15 @@ export function startProofRuns(draft: QueueDraft): void {
   if (slots <= 0) return;
   const rates = queueRates(draft.state);
   const spare = candidates(draft.state, draft.now).length <= slots;
-  const threshold = spare ? SPECULATE_AT_WITH_SLOTS_TO_SPARE : SPECULATE_AT;
+  // Where broken PRs are rare, a run that fails most likely flaked: every fresh group goes on the chain, which
+  // lands each a CI run sooner, and waits for the chain's end to have its commit rather than race it.
+  const chainAll = speculates(draft.state) && brokenPrsRare(draft.state);
+  const threshold = chainAll ? 0 : spare ? SPECULATE_AT_WITH_SLOTS_TO_SPARE : SPECULATE_AT;
   while (slots > 0) {
     const group = nextGroup(draft.state, rates, slots, draft.now);
     if (group === null) break;
     const fresh = !group.some((prNumber) => isSuspect(entry(draft.state, prNumber)));
+    if (fresh && chainAll && chainEnd(draft.state)?.testBranchSha === null) break;
     const onRun =
       fresh && speculates(draft.state) ? speculationBase(draft.state, rates, threshold) : undefined;
     const dependsOn = onRun === undefined ? provenPrs(draft.state) : contentAbove(draft.state, onRun);
