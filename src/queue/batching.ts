@@ -11,8 +11,8 @@ export const ADAPTIVE_WINDOW_MS = 3 * 60 * MINUTE_MS;
  * The failure rate adaptive batching assumes before it has seen anything, weighted as this many PRs: a new
  * queue starts with moderate batches and follows what it sees once a few dozen PRs were decided.
  */
-const PRIOR_FAILURE_RATE = 0.1;
-const PRIOR_WEIGHT = 10;
+export const PRIOR_FAILURE_RATE = 0.1;
+export const PRIOR_WEIGHT = 10;
 
 /** The PRs the next run would test, and from when it may start (-Infinity: at once). */
 export interface FormingBatch {
@@ -33,10 +33,11 @@ function isHeldByTheWait(pr: PullRequestEntry): boolean {
 }
 
 /**
- * The PRs the queue decided over the last hours (up to its latest change, so that the answer depends on the state
- * alone), and how many of them failed their tests.
+ * The share of PRs whose tests failed among those the queue decided over the last hours (up to its latest
+ * change, so that the size depends on the state alone), smoothed towards PRIOR_FAILURE_RATE while it has seen
+ * few.
  */
-export function recentDecisions(state: QueueState): { decided: number; failed: number } {
+export function observedFailureRate(state: QueueState): number {
   const prs = Object.values(state.prs);
   const latest = prs.reduce((at, pr) => Math.max(at, pr.stateChangedAt), -Infinity);
   let failed = 0;
@@ -49,15 +50,6 @@ export function recentDecisions(state: QueueState): { decided: number; failed: n
       failed++;
     }
   }
-  return { decided, failed };
-}
-
-/**
- * The share of PRs whose tests failed among those the queue decided over the last hours, smoothed towards
- * PRIOR_FAILURE_RATE while it has seen few.
- */
-export function observedFailureRate(state: QueueState): number {
-  const { decided, failed } = recentDecisions(state);
   return (failed + PRIOR_FAILURE_RATE * PRIOR_WEIGHT) / (decided + PRIOR_WEIGHT);
 }
 

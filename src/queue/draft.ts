@@ -15,6 +15,7 @@ export type QueueScalars = Pick<
   | "nextSubmissionSeq"
   | "branchRules"
   | "lastEvidenceAt"
+  | "decisions"
 >;
 
 /**

@@ -1,7 +1,7 @@
 // The odds that a PR is broken, from what the queue knows: its recent failure and flake rates, the PR's own
 // retest history, and its own CI on its head commit. Pure functions of the state, used by the proof planner to
 // size groups (a risky PR alone, safe ones together) and to decide when a PR has failed often enough to fail.
-import { observedFailureRate, recentDecisions } from "./batching.ts";
+import { observedFailureRate, PRIOR_FAILURE_RATE, PRIOR_WEIGHT } from "./batching.ts";
 import type { PrEvidence, PullRequestEntry, QueueState } from "./state.ts";
 
 export const NO_EVIDENCE: PrEvidence = {
@@ -139,21 +139,31 @@ export function bestGroupSize(p: number, rates: QueueRates, limit: number): numb
 }
 
 /**
- * PRs decided in a row without a failed one (within the failure rate's window) after which a queue counts its
- * broken PRs as rare: with one PR in ten broken, 24 good ones in a row come about one time in twelve.
+ * Below this share of broken PRs among its recent decisions a queue counts its broken PRs as rare. The share is
+ * judged with the failure rate's prior (10%, weighted as 10 PRs): a new queue first decides a dozen PRs without a
+ * failure, and once it has decided about 50, two failures among them end it.
  */
-const RARE_AFTER_DECISIONS = 24;
+const RARE_RATE = 0.05;
 
 /**
- * Whether broken PRs are rare in this queue lately: the last hours decided at least RARE_AFTER_DECISIONS PRs and
- * failed none, and no PR waiting has two failed runs pinned on it (two flakes on one good PR are rarer still).
- * The failures such a queue sees are mostly flakes, which a retest clears.
+ * Whether broken PRs are rare in this queue lately (decisions.ts keeps the counts of its last 50 or so
+ * decisions): the failures such a queue sees are mostly flakes, which a retest clears.
  */
 export function brokenPrsRare(state: QueueState): boolean {
-  const { decided, failed } = recentDecisions(state);
-  if (failed > 0 || decided < RARE_AFTER_DECISIONS) return false;
-  return state.line.every((prNumber) => {
+  // PRs that failed runs and wait to be decided count by their odds: a broken PR is decided hours after the good
+  // ones that came with it, and a queue that counted its merges alone would think its broken PRs rare meanwhile.
+  const rates = queueRates(state);
+  let suspects = 0;
+  let suspected = 0;
+  for (const prNumber of state.line) {
     const pr = state.prs[prNumber];
-    return pr === undefined || evidenceOf(pr).pinnedFailures < 2;
-  });
+    if (pr === undefined || pr.state === "tests_passed" || pr.passingRunId !== null) continue;
+    const evidence = evidenceOf(pr);
+    if (evidence.pinnedFailures === 0 && evidence.failedSets.length === 0) continue;
+    suspects++;
+    suspected += probabilityBroken(pr, rates);
+  }
+  const decided = (state.decisions?.decided ?? 0) + suspects;
+  const failed = (state.decisions?.failed ?? 0) + suspected;
+  return (failed + PRIOR_FAILURE_RATE * PRIOR_WEIGHT) / (decided + PRIOR_WEIGHT) < RARE_RATE;
 }

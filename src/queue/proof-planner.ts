@@ -296,7 +296,8 @@ export function startProofRuns(draft: QueueDraft): void {
   const spare = candidates(draft.state, draft.now).length <= slots;
   // Where broken PRs are rare, a run that fails most likely flaked: every fresh group goes on the chain, which
   // lands each a CI run sooner, and waits for the chain's end to have its commit rather than race it.
-  const chainAll = speculates(draft.state) && brokenPrsRare(draft.state);
+  // `auto` alone: the manual modes keep the bar their settings chose.
+  const chainAll = draft.state.settings.optimizationMode === "auto" && brokenPrsRare(draft.state);
   const threshold = chainAll ? 0 : spare ? SPECULATE_AT_WITH_SLOTS_TO_SPARE : SPECULATE_AT;
   while (slots > 0) {
     const group = nextGroup(draft.state, rates, slots, draft.now);

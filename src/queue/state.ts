@@ -309,6 +309,14 @@ export interface QueueState {
   readonly branchRules?: BranchRulesState;
   /** When a JUnit upload last came for one of its test branches (see flake-evidence.ts). Absent: never. */
   readonly lastEvidenceAt?: number;
+  /** The PRs the queue decided, each older decision weighing less (see decisions.ts). Absent: none yet. */
+  readonly decisions?: DecisionCounts;
+}
+
+/** Counts of decided PRs and of those that failed their tests, decayed with every decision. */
+export interface DecisionCounts {
+  readonly decided: number;
+  readonly failed: number;
 }
 
 export interface NewQueue {

@@ -1,3 +1,4 @@
+import { countDecision, isDecision } from "./decisions.ts";
 import type { QueueDraft } from "./draft.ts";
 import { placeInLine, removeFromLine } from "./ordering.ts";
 import { isReady, readinessDetail, readinessOf } from "./readiness.ts";
@@ -63,6 +64,9 @@ export function transition(
   };
   draft.transitioned.add(prNumber);
   replacePr(draft, after, placeClass(before) !== placeClass(after));
+  if (!isTerminal(before.state) && isDecision(to, reason)) {
+    draft.update({ decisions: countDecision(draft.state.decisions, to === "failed") });
+  }
 }
 
 /** Changes facts of a PR without a transition; a waiting PR whose priority changed moves to its new place. */

@@ -1,7 +1,10 @@
 // Where broken PRs are rare, the proof planner chains every fresh group: a failure there is most likely a flake,
 // which a retest clears, and a group on the chain's end lands a CI run sooner than one on the target beside it.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { countDecision } from "../../src/queue/decisions.ts";
 import { brokenPrsRare } from "../../src/queue/failure-odds.ts";
+import type { DecisionCounts } from "../../src/queue/state.ts";
 import { aScenario, type QueueScenario } from "../support/queue-factories.ts";
 
 /** A queue of `auto` that landed `count` PRs one after another, each passing its run. */
@@ -21,23 +24,29 @@ function placeOf(queue: QueueScenario, number: number): { run: number[]; on: num
 }
 
 describe("a queue whose broken PRs are rare", () => {
-  it("is one that decided 24 PRs in a row without a failure, and has no PR with two failures pinned on it", () => {
-    expect(brokenPrsRare(queueThatLanded(23).state)).toBe(false);
-    const calm = queueThatLanded(24);
-    expect(calm.state.prs[24]?.state).toBe("merged");
-    expect(brokenPrsRare(calm.state)).toBe(true);
+  it("is one that decided a dozen PRs without a failure; two failures among its last decisions end it", () => {
+    expect(brokenPrsRare(queueThatLanded(11).state)).toBe(false);
+    const queue = queueThatLanded(50);
+    expect(queue.state.prs[50]?.state).toBe("merged");
+    expect(brokenPrsRare(queue.state)).toBe(true);
 
-    // One PR failed for good among the last hours' decisions: broken PRs are not rare.
-    calm.submit(25);
-    for (let attempt = 0; calm.stateOf(25) !== "failed"; attempt++) {
-      expect(attempt).toBeLessThan(5);
-      calm.fail(25).advance(31).on({ type: "tick" });
-    }
-    expect(brokenPrsRare(calm.state)).toBe(false);
+    failForGood(queue, 51);
+    expect(brokenPrsRare(queue.state)).toBe(true);
+    failForGood(queue, 52);
+    expect(brokenPrsRare(queue.state)).toBe(false);
+  });
+
+  it("counts PRs that failed runs and wait to be decided by their odds of being broken", () => {
+    const queue = queueThatLanded(12);
+    expect(brokenPrsRare(queue.state)).toBe(true);
+    queue.submit(20).fail(20).advance(1).on({ type: "tick" });
+    queue.submit(21).createBranches().fail(21).advance(1).on({ type: "tick" });
+    expect(queue.stateOf(20)).not.toBe("failed");
+    expect(brokenPrsRare(queue.state)).toBe(false);
   });
 
   it("waits for the chain end's commit and tests a fresh PR on it, where another queue races it on the target", () => {
-    const calm = queueThatLanded(24);
+    const calm = queueThatLanded(12);
     calm.submit(30);
     calm.submit(31);
     // The run of #30 has no commit yet: #31 waits for it rather than start beside it.
@@ -51,16 +60,38 @@ describe("a queue whose broken PRs are rare", () => {
     expect(placeOf(fresh, 31)).toEqual({ run: [31], on: [] });
   });
 
-  it("stops chaining every group once a PR has two failures pinned on it", () => {
-    const queue = queueThatLanded(24);
-    queue.submit(40);
-    queue.fail(40).advance(1).on({ type: "tick" });
-    queue.createBranches().fail(40).advance(1).on({ type: "tick" });
-    expect(queue.pr(40).evidence?.pinnedFailures).toBe(2);
-    expect(brokenPrsRare(queue.state)).toBe(false);
-    queue.createBranches();
-    queue.submit(41);
-    // #40 is tested alone again, and #41 no longer bets on it.
-    expect(placeOf(queue, 41)).toEqual({ run: [41], on: [] });
+  it("chains every group only in auto: the manual modes keep their bar", () => {
+    const manual = aScenario({ optimizationMode: "separate_proof", pendingFailureDepth: 1, concurrency: 8 });
+    for (let number = 1; number <= 12; number++) manual.submit(number).pass(number).mergeAll().advance(5);
+    expect(brokenPrsRare(manual.state)).toBe(true);
+    manual.submit(30);
+    manual.submit(31);
+    expect(placeOf(manual, 31)).toEqual({ run: [31], on: [] });
+  });
+});
+
+/** Fails PR `number` run after run until the queue fails it for good. */
+function failForGood(queue: QueueScenario, number: number): void {
+  queue.submit(number);
+  for (let attempt = 0; queue.stateOf(number) !== "failed"; attempt++) {
+    expect(attempt).toBeLessThan(5);
+    queue.fail(number).advance(31).on({ type: "tick" });
+  }
+}
+
+describe("the counts of decisions", () => {
+  it("stay within the last 50 or so decisions, failures never more than decisions", () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { maxLength: 400 }), (failures) => {
+        let counts: DecisionCounts | undefined;
+        for (const failed of failures) counts = countDecision(counts, failed);
+        const { decided = 0, failed = 0 } = counts ?? {};
+        expect(decided).toBeLessThan(50);
+        expect(failed).toBeGreaterThanOrEqual(0);
+        expect(failed).toBeLessThanOrEqual(decided);
+        // The latest decision weighs most: a failure just now counts for more than any earlier one.
+        if (failures.at(-1) === true) expect(failed).toBeGreaterThanOrEqual(1);
+      }),
+    );
   });
 });
