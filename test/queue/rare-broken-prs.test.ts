@@ -89,7 +89,7 @@ describe("the counts of decisions", () => {
         expect(decided).toBeLessThan(50);
         expect(failed).toBeGreaterThanOrEqual(0);
         expect(failed).toBeLessThanOrEqual(decided);
-        // The latest decision weighs most: a failure just now counts for more than any earlier one.
+        // The latest decision has not decayed yet: a failure just now counts whole.
         if (failures.at(-1) === true) expect(failed).toBeGreaterThanOrEqual(1);
       }),
     );
