@@ -294,16 +294,16 @@ export function startProofRuns(draft: QueueDraft): void {
   if (slots <= 0) return;
   const rates = queueRates(draft.state);
   const spare = candidates(draft.state, draft.now).length <= slots;
-  // Where broken PRs are rare, a run that fails most likely flaked: every fresh group goes on the chain, which
-  // lands each a CI run sooner, and waits for the chain's end to have its commit rather than race it.
-  // `auto` alone: the manual modes keep the bar their settings chose.
-  const chainAll = draft.state.settings.optimizationMode === "auto" && brokenPrsRare(draft.state);
-  const threshold = chainAll ? 0 : spare ? SPECULATE_AT_WITH_SLOTS_TO_SPARE : SPECULATE_AT;
+  // Where broken PRs are rare, a run that fails most likely flaked: fresh groups take the chain at the bar of
+  // slots to spare even while PRs wait, which lands each a CI run sooner, and wait for the chain's end to have its
+  // commit rather than race it. `auto` alone: the manual modes keep the bar their settings chose.
+  const rare = draft.state.settings.optimizationMode === "auto" && brokenPrsRare(draft.state);
+  const threshold = rare || spare ? SPECULATE_AT_WITH_SLOTS_TO_SPARE : SPECULATE_AT;
   while (slots > 0) {
     const group = nextGroup(draft.state, rates, slots, draft.now);
     if (group === null) break;
     const fresh = !group.some((prNumber) => isSuspect(entry(draft.state, prNumber)));
-    if (fresh && chainAll && chainEnd(draft.state)?.testBranchSha === null) break;
+    if (fresh && rare && chainEnd(draft.state)?.testBranchSha === null) break;
     const onRun =
       fresh && speculates(draft.state) ? speculationBase(draft.state, rates, threshold) : undefined;
     const dependsOn = onRun === undefined ? provenPrs(draft.state) : contentAbove(draft.state, onRun);
