@@ -1,5 +1,5 @@
 // How often the queue's PRs fail, over a memory longer than the hours its state keeps of finished PRs: the
-// proof planner chains every group only where broken PRs stay rare (failure-odds.ts, brokenPrsRare).
+// proof planner lowers the chain's bar only where broken PRs stay rare (failure-odds.ts, brokenPrsRare).
 import type { DecisionCounts, PullRequestState, StateReason } from "./state.ts";
 
 /** Each decision weighs this much less than the one after it: the last 50 or so decisions count. */

@@ -205,7 +205,8 @@ function provenCovered(state: QueueState, proven: readonly number[]): boolean {
  * How likely the landing line must be to land up to a run for new PRs to be tested on top of it (speculation):
  * below it, a group is tested on the target and the proven PRs, where its run proves it whatever happens ahead.
  * While PRs wait for slots a run cancelled because the one below it failed costs a slot another group needed;
- * with slots to spare it costs nothing, and a group that lands with the chain lands a CI run sooner.
+ * with slots to spare it costs nothing, and a group that lands with the chain lands a CI run sooner. Where broken
+ * PRs are rare (brokenPrsRare) the lower bar holds even while PRs wait: a run there fails mostly by a flake.
  */
 export const SPECULATE_AT = 0.7;
 export const SPECULATE_AT_WITH_SLOTS_TO_SPARE = 0.3;
@@ -241,7 +242,7 @@ function rootOf(state: QueueState, run: TestRun): TestRun {
 /**
  * The probable future to test new PRs on: the end of the one chain on the landing line, the chain whose first
  * run started first (it lands first), when it is likely enough to land (`threshold`: SPECULATE_AT, or lower
- * with slots to spare). Every new group goes at that chain's end, so that each lands right after the one
+ * with slots to spare or where broken PRs are rare). Every new group goes at that chain's end, so that each lands right after the one
  * before it, without a run of its own on a target that moved. Other runs on the target only prove their
  * groups: chains side by side would race, and all but one would be built on a target gone by.
  */

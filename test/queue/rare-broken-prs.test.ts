@@ -1,5 +1,6 @@
-// Where broken PRs are rare, the proof planner chains every fresh group: a failure there is most likely a flake,
-// which a retest clears, and a group on the chain's end lands a CI run sooner than one on the target beside it.
+// Where broken PRs are rare, the proof planner lets fresh groups take the chain at a lower bar and wait for its
+// end's commit: a failure there is most likely a flake, which a retest clears, and a group on the chain's end
+// lands a CI run sooner than one on the target beside it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { countDecision } from "../../src/queue/decisions.ts";
@@ -60,7 +61,7 @@ describe("a queue whose broken PRs are rare", () => {
     expect(placeOf(fresh, 31)).toEqual({ run: [31], on: [] });
   });
 
-  it("chains every group only in auto: the manual modes keep their bar", () => {
+  it("changes only auto: the manual modes keep their bar and never wait", () => {
     const manual = aScenario({ optimizationMode: "separate_proof", pendingFailureDepth: 1, concurrency: 8 });
     for (let number = 1; number <= 12; number++) manual.submit(number).pass(number).mergeAll().advance(5);
     expect(brokenPrsRare(manual.state)).toBe(true);
