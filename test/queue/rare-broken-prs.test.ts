@@ -61,6 +61,16 @@ describe("a queue whose broken PRs are rare", () => {
     expect(placeOf(fresh, 31)).toEqual({ run: [31], on: [] });
   });
 
+  it("lets a fresh group take the chain at odds of landing under 70% while PRs wait for slots", () => {
+    const queue = aScenario({ optimizationMode: "auto", concurrency: 3 });
+    for (let number = 1; number <= 12; number++) queue.submit(number).pass(number).mergeAll().advance(5);
+    queue.submit(21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32).createBranches();
+    // #21 alone, then six PRs on it: the chain lands with odds of about 0.67 at the queue's rates, and five PRs
+    // wait for the one slot left. Beyond the 70% bar, yet the last group goes on the chain's end.
+    expect(placeOf(queue, 22)).toEqual({ run: [22, 23, 24, 25, 26, 27], on: [21] });
+    expect(placeOf(queue, 28)).toEqual({ run: [28, 29, 30, 31, 32], on: [22, 23, 24, 25, 26, 27] });
+  });
+
   it("changes only auto: the manual modes keep their bar and never wait", () => {
     const manual = aScenario({ optimizationMode: "separate_proof", pendingFailureDepth: 1, concurrency: 8 });
     for (let number = 1; number <= 12; number++) manual.submit(number).pass(number).mergeAll().advance(5);
