@@ -16,6 +16,17 @@ export function evidenceOf(pr: PullRequestEntry): PrEvidence {
   return pr.evidence ?? NO_EVIDENCE;
 }
 
+/** Proven: it passed a run and has not left the queue's runs since (a landing run may be retesting it). */
+export function isProven(pr: PullRequestEntry): boolean {
+  return pr.state === "tests_passed" || (pr.state === "testing" && pr.passingRunId !== null);
+}
+
+/** A suspect: a failed run points at it, alone or with others, and it is waiting to be retested. */
+export function isSuspect(pr: PullRequestEntry): boolean {
+  const evidence = evidenceOf(pr);
+  return evidence.pinnedFailures > 0 || evidence.failedSets.length > 0;
+}
+
 /** What the queue saw lately: the share of decided PRs that were broken, and of runs that failed by a flake. */
 export interface QueueRates {
   readonly failureRate: number;
@@ -149,17 +160,14 @@ const RARE_RATE = 0.05;
  * Whether broken PRs are rare in this queue lately (decisions.ts keeps the counts of its last 50 or so
  * decisions): the failures such a queue sees are mostly flakes, which a retest clears.
  */
-export function brokenPrsRare(state: QueueState): boolean {
+export function brokenPrsRare(state: QueueState, rates: QueueRates): boolean {
   // PRs that failed runs and wait to be decided count by their odds: a broken PR is decided hours after the good
   // ones that came with it, and a queue that counted its merges alone would think its broken PRs rare meanwhile.
-  const rates = queueRates(state);
   let suspects = 0;
   let suspected = 0;
   for (const prNumber of state.line) {
     const pr = state.prs[prNumber];
-    if (pr === undefined || pr.state === "tests_passed" || pr.passingRunId !== null) continue;
-    const evidence = evidenceOf(pr);
-    if (evidence.pinnedFailures === 0 && evidence.failedSets.length === 0) continue;
+    if (pr === undefined || isProven(pr) || !isSuspect(pr)) continue;
     suspects++;
     suspected += probabilityBroken(pr, rates);
   }

@@ -15,13 +15,15 @@ import {
   brokenPrsRare,
   evidenceOf,
   groupPassProbability,
+  isProven,
+  isSuspect,
   probabilityBroken,
   queueRates,
 } from "./failure-odds.ts";
 import { mergeNext, type MergePlan } from "./merging.ts";
 import { testBudgetFreesAt } from "./restart-budget.ts";
 import { compareQueueOrder } from "./ordering.ts";
-import { isProven, isSuspect, putMembersBack } from "./proof-verdicts.ts";
+import { putMembersBack } from "./proof-verdicts.ts";
 import { endRun, inProgressRuns, retireRun } from "./run-lifecycle.ts";
 import { canStartRuns, startRun } from "./runs.ts";
 import type { PullRequestEntry, QueueState, TestRun } from "./state.ts";
@@ -240,19 +242,25 @@ function rootOf(state: QueueState, run: TestRun): TestRun {
 }
 
 /**
- * The probable future to test new PRs on: the end of the one chain on the landing line, the chain whose first
- * run started first (it lands first), when it is likely enough to land (`threshold`: SPECULATE_AT, or lower
- * with slots to spare or where broken PRs are rare). Every new group goes at that chain's end, so that each lands right after the one
- * before it, without a run of its own on a target that moved. Other runs on the target only prove their
- * groups: chains side by side would race, and all but one would be built on a target gone by.
+ * The probable future to test new PRs on: the chain's end (chainEnd) once its commit exists, when it is likely
+ * enough to land (`threshold`: SPECULATE_AT, or lower with slots to spare or where broken PRs are rare).
  */
-function speculationBase(state: QueueState, rates: QueueRates, threshold: number): TestRun | undefined {
-  const tail = chainEnd(state);
+function speculationBase(
+  state: QueueState,
+  tail: TestRun | undefined,
+  rates: QueueRates,
+  threshold: number,
+): TestRun | undefined {
   if (tail === undefined || tail.testBranchSha === null) return undefined;
   return landingOdds(state, tail, rates) >= threshold ? tail : undefined;
 }
 
-/** The end of the one chain on the landing line (see speculationBase), whatever its odds. */
+/**
+ * The end of the one chain on the landing line, the chain whose first run started first (it lands first). Every
+ * new group goes at that chain's end, so that each lands right after the one before it, without a run of its own
+ * on a target that moved. Other runs on the target only prove their groups: chains side by side would race, and
+ * all but one would be built on a target gone by.
+ */
 function chainEnd(state: QueueState): TestRun | undefined {
   // A run that passed and waits for the one it was built on to land is on the chain too: it lands next.
   const line = Object.values(state.runs).filter((run) => standing(run) && onLandingLine(state, run));
@@ -298,15 +306,15 @@ export function startProofRuns(draft: QueueDraft): void {
   // Where broken PRs are rare, a run that fails most likely flaked: fresh groups take the chain at the bar of
   // slots to spare even while PRs wait, which lands each a CI run sooner, and wait for the chain's end to have its
   // commit rather than race it. `auto` alone: the manual modes keep the bar their settings chose.
-  const rare = draft.state.settings.optimizationMode === "auto" && brokenPrsRare(draft.state);
+  const rare = draft.state.settings.optimizationMode === "auto" && brokenPrsRare(draft.state, rates);
   const threshold = rare || spare ? SPECULATE_AT_WITH_SLOTS_TO_SPARE : SPECULATE_AT;
   while (slots > 0) {
     const group = nextGroup(draft.state, rates, slots, draft.now);
     if (group === null) break;
     const fresh = !group.some((prNumber) => isSuspect(entry(draft.state, prNumber)));
-    if (fresh && rare && chainEnd(draft.state)?.testBranchSha === null) break;
-    const onRun =
-      fresh && speculates(draft.state) ? speculationBase(draft.state, rates, threshold) : undefined;
+    const tail = fresh && speculates(draft.state) ? chainEnd(draft.state) : undefined;
+    if (rare && tail?.testBranchSha === null) break;
+    const onRun = speculationBase(draft.state, tail, rates, threshold);
     const dependsOn = onRun === undefined ? provenPrs(draft.state) : contentAbove(draft.state, onRun);
     const members = onRun === undefined ? group : [...provenLeftOut(draft.state, dependsOn), ...group];
     startPlannedRun(draft, members, dependsOn, onRun);
@@ -317,7 +325,8 @@ export function startProofRuns(draft: QueueDraft): void {
     (prNumber) => !heldBack(draft.state, entry(draft.state, prNumber), draft.now),
   );
   if (slots > 0 && proven.length > 0 && withinBudget && !provenCovered(draft.state, provenPrs(draft.state))) {
-    const onRun = speculates(draft.state) ? speculationBase(draft.state, rates, threshold) : undefined;
+    const tail = speculates(draft.state) ? chainEnd(draft.state) : undefined;
+    const onRun = speculationBase(draft.state, tail, rates, threshold);
     const dependsOn = onRun === undefined ? [] : contentAbove(draft.state, onRun);
     startPlannedRun(
       draft,

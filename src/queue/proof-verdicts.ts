@@ -4,24 +4,13 @@
 // until its odds decide it.
 import { removeFromQueue } from "./abandonment.ts";
 import type { QueueDraft } from "./draft.ts";
-import { evidenceOf, queueRates, shouldReject } from "./failure-odds.ts";
+import { evidenceOf, isProven, isSuspect, queueRates, shouldReject } from "./failure-odds.ts";
 import { endRun, requireRun } from "./run-lifecycle.ts";
-import type { FailureReason, PrEvidence, PullRequestEntry, StateReason, TestRun } from "./state.ts";
+import type { FailureReason, PrEvidence, StateReason, TestRun } from "./state.ts";
 
 type TestFailureReason = Extract<FailureReason, "tests_failed" | "timeout">;
 import { isTerminal } from "./state.ts";
 import { patchPr, requirePr, returnToWaiting, transition } from "./transitions.ts";
-
-/** Proven: it passed a run and has not left the queue's runs since (a landing run may be retesting it). */
-export function isProven(pr: PullRequestEntry): boolean {
-  return pr.state === "tests_passed" || (pr.state === "testing" && pr.passingRunId !== null);
-}
-
-/** A suspect: a failed run points at it, alone or with others, and it is waiting to be retested. */
-export function isSuspect(pr: PullRequestEntry): boolean {
-  const evidence = evidenceOf(pr);
-  return evidence.pinnedFailures > 0 || evidence.failedSets.length > 0;
-}
 
 function amend(draft: QueueDraft, prNumber: number, change: (evidence: PrEvidence) => PrEvidence): void {
   patchPr(draft, prNumber, { evidence: change(evidenceOf(requirePr(draft, prNumber))) });

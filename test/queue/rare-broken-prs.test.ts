@@ -4,17 +4,23 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { countDecision } from "../../src/queue/decisions.ts";
-import { brokenPrsRare } from "../../src/queue/failure-odds.ts";
+import { brokenPrsRare, queueRates } from "../../src/queue/failure-odds.ts";
+import type { QueueSettings } from "../../src/queue/index.ts";
 import type { DecisionCounts } from "../../src/queue/state.ts";
 import { aScenario, type QueueScenario } from "../support/queue-factories.ts";
 
-/** A queue of `auto` that landed `count` PRs one after another, each passing its run. */
-function queueThatLanded(count: number): QueueScenario {
-  const queue = aScenario({ optimizationMode: "auto", concurrency: 8 });
+/** A queue (`auto` unless `settings` say otherwise) that landed `count` PRs one after another, each passing its run. */
+function queueThatLanded(count: number, settings: Partial<QueueSettings> = {}): QueueScenario {
+  const queue = aScenario({ optimizationMode: "auto", concurrency: 8, ...settings });
   for (let number = 1; number <= count; number++) {
     queue.submit(number).pass(number).mergeAll().advance(5);
   }
   return queue;
+}
+
+/** Whether the queue counts its broken PRs as rare, at the rates it observed. */
+function rare(queue: QueueScenario): boolean {
+  return brokenPrsRare(queue.state, queueRates(queue.state));
 }
 
 /** The PRs of the run a PR is tested in, and the PRs of the run it is built on (none: on the target). */
@@ -26,24 +32,24 @@ function placeOf(queue: QueueScenario, number: number): { run: number[]; on: num
 
 describe("a queue whose broken PRs are rare", () => {
   it("is one that decided a dozen PRs without a failure; two failures among its last decisions end it", () => {
-    expect(brokenPrsRare(queueThatLanded(11).state)).toBe(false);
+    expect(rare(queueThatLanded(11))).toBe(false);
     const queue = queueThatLanded(50);
     expect(queue.state.prs[50]?.state).toBe("merged");
-    expect(brokenPrsRare(queue.state)).toBe(true);
+    expect(rare(queue)).toBe(true);
 
     failForGood(queue, 51);
-    expect(brokenPrsRare(queue.state)).toBe(true);
+    expect(rare(queue)).toBe(true);
     failForGood(queue, 52);
-    expect(brokenPrsRare(queue.state)).toBe(false);
+    expect(rare(queue)).toBe(false);
   });
 
   it("counts PRs that failed runs and wait to be decided by their odds of being broken", () => {
     const queue = queueThatLanded(12);
-    expect(brokenPrsRare(queue.state)).toBe(true);
+    expect(rare(queue)).toBe(true);
     queue.submit(20).fail(20).advance(1).on({ type: "tick" });
     queue.submit(21).createBranches().fail(21).advance(1).on({ type: "tick" });
     expect(queue.stateOf(20)).not.toBe("failed");
-    expect(brokenPrsRare(queue.state)).toBe(false);
+    expect(rare(queue)).toBe(false);
   });
 
   it("waits for the chain end's commit and tests a fresh PR on it, where another queue races it on the target", () => {
@@ -62,8 +68,7 @@ describe("a queue whose broken PRs are rare", () => {
   });
 
   it("lets a fresh group take the chain at odds of landing under 70% while PRs wait for slots", () => {
-    const queue = aScenario({ optimizationMode: "auto", concurrency: 3 });
-    for (let number = 1; number <= 12; number++) queue.submit(number).pass(number).mergeAll().advance(5);
+    const queue = queueThatLanded(12, { concurrency: 3 });
     queue.submit(21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32).createBranches();
     // #21 alone, then six PRs on it: the chain lands with odds of about 0.67 at the queue's rates, and five PRs
     // wait for the one slot left. Beyond the 70% bar, yet the last group goes on the chain's end.
@@ -72,9 +77,8 @@ describe("a queue whose broken PRs are rare", () => {
   });
 
   it("changes only auto: the manual modes keep their bar and never wait", () => {
-    const manual = aScenario({ optimizationMode: "separate_proof", pendingFailureDepth: 1, concurrency: 8 });
-    for (let number = 1; number <= 12; number++) manual.submit(number).pass(number).mergeAll().advance(5);
-    expect(brokenPrsRare(manual.state)).toBe(true);
+    const manual = queueThatLanded(12, { optimizationMode: "separate_proof", pendingFailureDepth: 1 });
+    expect(rare(manual)).toBe(true);
     manual.submit(30);
     manual.submit(31);
     expect(placeOf(manual, 31)).toEqual({ run: [31], on: [] });

@@ -2,7 +2,7 @@
 // after a run holding it passed, so a broken PR never does, whatever landings cancel meanwhile.
 import { describe, expect, it } from "vitest";
 import { step, type QueueEvent, type QueueState } from "../../src/queue/index.ts";
-import { isProven } from "../../src/queue/proof-verdicts.ts";
+import { isProven } from "../../src/queue/failure-odds.ts";
 import { generateDay } from "../../src/simulator/model.ts";
 import { playQueue } from "../../src/simulator/queue-policy.ts";
 import { stressDay } from "./days.ts";
