@@ -7,7 +7,7 @@ import { HistoryError, parseHistory } from "../simulator/history.ts";
 import type { SimulationModel } from "../simulator/model.ts";
 import type { PolicyPart, PolicySpec } from "../simulator/policy-spec.ts";
 import { parsePolicies, PolicySpecError, policyPartOf, withPart } from "../simulator/policy-spec.ts";
-import { describeModel, formatComparison } from "../simulator/report.ts";
+import { describeModel, formatCiSpend, formatComparison } from "../simulator/report.ts";
 import { compare, type Comparison } from "../simulator/simulate.ts";
 import { CliError, type CliContext } from "./io.ts";
 import { parseFraction, parseMinutes, parsePositive, parseWhole } from "./simulate-options.ts";
@@ -28,6 +28,7 @@ interface SimulateOptions {
   compare?: string;
   svg?: string;
   fromHistory?: string;
+  ciSpend?: boolean;
   [setting: string]: string | boolean | undefined;
 }
 
@@ -180,6 +181,7 @@ export function registerSimulateCommand(program: Command, context: CliContext): 
     .option("--seeds <n>", "simulated days pooled (seeds seed … seed+n-1)", "1")
     .option("--compare <policies>", 'policies separated by ";", e.g. "k=4;k=8,d=2,optimistic;k=8,batch=4"')
     .option("--svg <file>", "write the queue length over the first day as an SVG picture")
+    .option("--ci-spend", "also print where each policy's CI minutes went: passed, failed, flaked, cancelled")
     .option(
       "--from-history <file>",
       "take arrivals, CI durations, failure and flake rates from real runs (CSV or JSON)",
@@ -194,6 +196,7 @@ export function registerSimulateCommand(program: Command, context: CliContext): 
     const policies = readPolicies(options);
     const comparison = compare({ model, policies, seed, days });
     context.out(`${formatComparison(comparison)}\n`);
+    if (options.ciSpend === true) context.out(`\n${formatCiSpend(comparison)}\n`);
     const played = comparison.results.filter((result) => !result.reference);
     if (policies.length === 1 && played[0] !== undefined) {
       const { label, firstDay } = played[0];

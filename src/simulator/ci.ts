@@ -14,6 +14,8 @@ export interface CiRun {
   /** When it reports (or would have). */
   readonly endsAt: number;
   readonly passes: boolean;
+  /** It holds a broken PR, so it fails whatever CI's luck. */
+  readonly broken: boolean;
   /**
    * Its first attempt failed only by known-flaky tests, so it was tested again on the same commit: the flake
    * evidence played inside CI (see `SimulationModel.knownFlaky`). It counts as two runs.
@@ -55,6 +57,7 @@ export class SimulatedCi {
       startedAt: now,
       endsAt: now + draw.durationMs + (retry?.durationMs ?? 0),
       passes: !commit.broken && !(retry ?? draw).flaky,
+      broken: commit.broken,
       retried,
       cancelledAt: null,
     };

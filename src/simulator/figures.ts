@@ -1,4 +1,5 @@
 // The figures a simulation prints, pooled over every simulated day of one policy.
+import { type CiSpend, ciSpendOf } from "./ci-spend.ts";
 import { HOUR_MS, MINUTE_MS } from "./model.ts";
 import type { DayOutcome } from "./outcome.ts";
 
@@ -13,6 +14,8 @@ export interface Figures {
   readonly timeToMergeP95: number | null;
   readonly ciRunsPerMerged: number | null;
   readonly ciMinutesPerMerged: number | null;
+  /** Where those minutes went (`--ci-spend`). */
+  readonly ciSpend: CiSpend;
   /** Good PRs failed by tests (flakes), summed over the days. */
   readonly innocentRejected: number;
   readonly brokenMerged: number;
@@ -50,6 +53,7 @@ export function figuresOf(days: readonly DayOutcome[]): Figures {
     timeToMergeP95: percentile(latencies, 95),
     ciRunsPerMerged: merged.length > 0 ? runs / merged.length : null,
     ciMinutesPerMerged: merged.length > 0 ? minutes / merged.length : null,
+    ciSpend: ciSpendOf(days),
     innocentRejected: prs.filter((pr) => !pr.broken && pr.fate === "failed").length,
     brokenMerged: prs.filter((pr) => pr.broken && pr.fate === "merged").length,
     conflicts: prs.filter((pr) => pr.fate === "conflict").length,

@@ -1,4 +1,5 @@
 // The comparison as the command prints it: one line describing the day, one row per policy.
+import type { CiSpend } from "./ci-spend.ts";
 import type { Figures } from "./figures.ts";
 import { hasEvidence, type SimulationModel } from "./model.ts";
 import type { Comparison, PolicyResult } from "./simulate.ts";
@@ -58,12 +59,35 @@ function columns(comparison: Comparison): Column[] {
   ];
 }
 
-/** The table, columns aligned: the policy name left, the figures right. */
-export function formatComparison(comparison: Comparison): string {
-  const table = columns(comparison);
+/**
+ * Where each policy's CI minutes went, per merged PR (`--ci-spend`). The references are left out: the oracle
+ * merges whatever its CI draws (it never sees a flake), and serial fails every PR its one run fails.
+ */
+function spendColumns(): Column[] {
+  const spend = (pick: (spend: CiSpend) => number | null, digits: number) => (result: PolicyResult) =>
+    optional(pick(result.figures.ciSpend), digits);
+  return [
+    { title: "CI min/merged in runs that:", cell: (result) => result.label },
+    { title: "passed", cell: spend((s) => s.passed, 1) },
+    { title: "failed on a broken PR", cell: spend((s) => s.failedOnBroken, 1) },
+    { title: "flaked", cell: spend((s) => s.flaked, 1) },
+    { title: "were cancelled", cell: spend((s) => s.cancelled, 1) },
+    { title: "failed runs per broken PR", cell: spend((s) => s.failedRunsPerBrokenPr, 2) },
+  ];
+}
+
+export function formatCiSpend(comparison: Comparison): string {
+  return aligned(
+    spendColumns(),
+    comparison.results.filter((result) => !result.reference),
+  );
+}
+
+/** Rows under their columns' titles: the first column left, the others right. */
+function aligned(table: readonly Column[], results: readonly PolicyResult[]): string {
   const rows = [
     table.map((column) => column.title),
-    ...comparison.results.map((result) => table.map((column) => column.cell(result))),
+    ...results.map((result) => table.map((column) => column.cell(result))),
   ];
   const widths = table.map((_, index) => Math.max(...rows.map((row) => (row[index] as string).length)));
   const lines = rows.map((row) =>
@@ -73,5 +97,11 @@ export function formatComparison(comparison: Comparison): string {
       )
       .join("  "),
   );
-  return [describeModel(comparison.model, comparison.seeds, comparison.lanes), ...lines].join("\n");
+  return lines.join("\n");
+}
+
+/** The table, columns aligned: the policy name left, the figures right. */
+export function formatComparison(comparison: Comparison): string {
+  const table = aligned(columns(comparison), comparison.results);
+  return `${describeModel(comparison.model, comparison.seeds, comparison.lanes)}\n${table}`;
 }

@@ -96,6 +96,29 @@ describe("switchyard simulate", () => {
     expect(compared.out).toMatch(/^k=2,lanes=3 /m);
   });
 
+  it("prints where each policy's CI minutes went with --ci-spend, and only then", async () => {
+    const argv = ["--hours", "3", "--compare", "k=4;k=8,auto"];
+    const { code, out } = await simulate(...argv, "--ci-spend");
+    expect(code).toBe(0);
+    const [figures, spend] = out.split("\n\n");
+    expect(spend?.split("\n")[0]).toMatch(
+      /^CI min\/merged in runs that: +passed +failed on a broken PR +flaked +were cancelled +failed runs per broken PR$/,
+    );
+    const rows = (spend ?? "").trim().split("\n").slice(1);
+    expect(rows.map((row) => row.split(/ {2,}/)[0])).toEqual(["k=4", "k=8,auto"]);
+    // The parts add up to the comparison's CI minutes per merged PR (each printed to a tenth).
+    const cells = (table: string | undefined, label: string) =>
+      (table ?? "")
+        .split("\n")
+        .find((line) => line.startsWith(`${label} `))
+        ?.split(/ {2,}/)
+        .map(Number) ?? [];
+    const parts = cells(spend, "k=8,auto").slice(1, 5);
+    expect(parts).toHaveLength(4);
+    expect(parts.reduce((a, b) => a + b, 0)).toBeCloseTo(cells(figures, "k=8,auto")[6] ?? NaN, 0);
+    expect((await simulate(...argv)).out).not.toContain("CI min/merged in runs that:");
+  });
+
   it("compares policies on the same pooled days and draws them all with --svg", async () => {
     const svg = join(dir, "queue.svg");
     const { code, out } = await simulate(
