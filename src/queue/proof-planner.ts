@@ -100,8 +100,8 @@ export function freshGroupSize(state: QueueState, rates: QueueRates, fresh: numb
 interface SuspectPlan {
   readonly group: number[];
   /**
-   * It would go alone while PRs of its failed sets are still to be proven or failed elsewhere: each proof of
-   * them pins the failure on it at no cost, so it waits behind every other candidate.
+   * It would go alone while PRs of its failed sets, set aside ones included, are still to be proven or failed
+   * elsewhere: each proof of them pins the failure on it at no cost, so it waits behind every other candidate.
    */
   readonly deferred: boolean;
 }
@@ -119,7 +119,7 @@ function suspectPlan(
 ): SuspectPlan | null {
   const { failedSets } = evidenceOf(pr);
   const set = [...failedSets].sort((a, b) => a.length - b.length)[0];
-  if (set === undefined) return { group: [pr.number], deferred: false };
+  if (set === undefined) return { group: [pr.number], deferred: companionsUndecided(state, pr) };
   const holders = set.filter((member) => {
     const other = state.prs[member];
     return other !== undefined && evidenceOf(other).failedSets.some((held) => sameSet(held, set));
@@ -129,10 +129,19 @@ function suspectPlan(
     return spare && members.length > 0 ? { group: members, deferred: false } : null;
   }
   if (members.length > 1) return { group: members.slice(0, Math.ceil(members.length / 2)), deferred: false };
-  const unresolved = [...failedSets, ...(evidenceOf(pr).setAside ?? [])].some((held) =>
+  return { group: [pr.number], deferred: companionsUndecided(state, pr) };
+}
+
+/**
+ * Whether PRs it failed runs with are still to be decided, in its failed sets or in those set aside (a later
+ * failure made another PR of the set the likelier culprit): each of them proven pins that failure on it for
+ * free, where a run of its own costs a whole one.
+ */
+function companionsUndecided(state: QueueState, pr: PullRequestEntry): boolean {
+  const { failedSets, setAside } = evidenceOf(pr);
+  return [...failedSets, ...(setAside ?? [])].some((held) =>
     held.some((member) => member !== pr.number && !isTerminal(state.prs[member]?.state ?? "cancelled")),
   );
-  return { group: [pr.number], deferred: unresolved };
 }
 
 /**

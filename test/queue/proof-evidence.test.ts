@@ -34,6 +34,22 @@ describe("proof planner evidence", () => {
     expect(queue.testedSince(5)).toEqual([[2]]);
   });
 
+  it("lets fresh PRs go before a suspect whose failed pair was set aside, until its companion is decided", () => {
+    const queue = aScenario(inPairs).submit(9, 1, 2).passRun(9).mergeAll();
+    queue.failRun(1, 2);
+    queue.failRun(1);
+    // #2, cleared of the pair by #1's failure alone, is tested as fresh while #3 and #4 come.
+    queue.submit(3, 4);
+    expect(queue.inFlight("main")).toEqual([[2]]);
+    queue.failRun(2);
+    // Each has one failure pinned and the pair set aside: whichever of them is proven pins the pair on the
+    // other, so neither takes a run of its own while fresh PRs wait.
+    expect(queue.pr(1).evidence).toMatchObject({ pinnedFailures: 1, setAside: [[1, 2]] });
+    expect(queue.inFlight("main")).toEqual([[3, 4]]);
+    queue.passRun(3, 4).mergeAll();
+    expect(queue.inFlight("main")).toEqual([[1]]);
+  });
+
   it("forgets the failed sets holding a PR that failed for good", () => {
     const queue = aScenario({ ...inPairs, batchingMinSize: 3 })
       .submit(9, 1, 2, 3)
