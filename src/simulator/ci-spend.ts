@@ -1,7 +1,7 @@
 // Where a policy's CI minutes went, pooled over its simulated days: runs that passed, runs that failed on a
 // broken PR, runs that failed by a flake, runs cancelled before they reported. Read beside the merged PRs, it
 // says what a merged PR costs and what part of that went to finding the broken PRs.
-import type { CiRun } from "./ci.ts";
+import { type CiRun, minutesOf } from "./ci.ts";
 import type { DayOutcome } from "./outcome.ts";
 
 export interface CiSpend {
@@ -21,10 +21,6 @@ function fateOf(run: CiRun): Fate {
   if (run.cancelledAt !== null) return "cancelled";
   if (run.passes) return "passed";
   return run.broken ? "failedOnBroken" : "flaked";
-}
-
-function minutesOf(run: CiRun): number {
-  return ((run.cancelledAt ?? run.endsAt) - run.startedAt) / 60_000;
 }
 
 export function ciSpendOf(days: readonly DayOutcome[]): CiSpend {

@@ -2,7 +2,7 @@
 // its test branch is deleted (its minutes count until then).
 import { type ContentKey, contentText } from "./content.ts";
 import type { Day } from "./model.ts";
-import { drawCi } from "./model.ts";
+import { drawCi, MINUTE_MS } from "./model.ts";
 
 export interface CiRun {
   /** The test branch it runs for: deleting the branch cancels it. */
@@ -23,6 +23,11 @@ export interface CiRun {
   readonly retried: boolean;
   /** When it was cancelled, if before `endsAt`. */
   cancelledAt: number | null;
+}
+
+/** The CI minutes a run took: until its report, or until it was cancelled. */
+export function minutesOf(run: CiRun): number {
+  return ((run.cancelledAt ?? run.endsAt) - run.startedAt) / MINUTE_MS;
 }
 
 /** A retry's luck is drawn apart from the attempts of the queue's own runs. */
@@ -82,8 +87,6 @@ export class SimulatedCi {
   }
 
   minutes(): number {
-    return (
-      this.runs.reduce((sum, run) => sum + ((run.cancelledAt ?? run.endsAt) - run.startedAt), 0) / 60_000
-    );
+    return this.runs.reduce((sum, run) => sum + minutesOf(run), 0);
   }
 }
