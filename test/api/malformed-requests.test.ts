@@ -352,6 +352,14 @@ describe("malformed requests", () => {
       code: "invalid_webhook_payload",
     },
     {
+      // Octokit names the event `${name}.${action}`: an action that cannot become text threw there (a 500).
+      refusal: "an action that is not text",
+      headers: { "x-github-event": "an_event_nobody_handles" },
+      body: JSON.stringify({ action: { toString: {} }, installation: { id: 1 } }),
+      status: 400,
+      code: "invalid_webhook_payload",
+    },
+    {
       refusal: "another content type",
       headers: { "content-type": "text/plain" },
       status: 415,

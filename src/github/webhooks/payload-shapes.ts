@@ -85,13 +85,17 @@ export function payloadProblem(name: string, payload: unknown): string | null {
 const Envelope = Type.Object({ installation: Optional(Type.Object({ id: Type.Integer({ minimum: 1 }) })) });
 
 /**
- * What is wrong with a payload of any event, or null. Before any handler runs, Octokit reads `action` from every
- * payload and Probot authenticates as its `installation`: a payload that is not an object (`null`, `""`, `5`), or
- * whose installation has no numeric id, would fail there.
+ * What is wrong with a payload of any event, or null. Before any handler runs, Octokit names the event after its
+ * `action` (`check_run.completed`) and Probot authenticates as its `installation`: a payload that is not an object
+ * (`null`, `""`, `5`), whose action is not text, or whose installation has no numeric id, would fail there.
  */
 export function envelopeProblem(payload: unknown): string | null {
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
     return "the payload is not a JSON object";
+  }
+  const { action } = payload as { action?: unknown };
+  if (action !== undefined && action !== null && typeof action !== "string") {
+    return "the payload's action is not text";
   }
   return Value.Check(Envelope, payload) ? null : "the payload's installation has no numeric id";
 }
