@@ -59,10 +59,7 @@ function columns(comparison: Comparison): Column[] {
   ];
 }
 
-/**
- * Where each policy's CI minutes went, per merged PR (`--ci-spend`). The references are left out: the oracle
- * merges whatever its CI draws (it never sees a flake), and serial fails every PR its one run fails.
- */
+/** Where each policy's CI minutes went, per merged PR (`--ci-spend`). */
 function spendColumns(): Column[] {
   const spend = (pick: (spend: CiSpend) => number | null, digits: number) => (result: PolicyResult) =>
     optional(pick(result.figures.ciSpend), digits);
@@ -76,6 +73,10 @@ function spendColumns(): Column[] {
   ];
 }
 
+/**
+ * The `--ci-spend` table. The references are left out: the oracle merges whatever its CI draws (it never sees a
+ * flake), and serial fails every PR its one run fails.
+ */
 export function formatCiSpend(comparison: Comparison): string {
   return aligned(
     spendColumns(),
